@@ -1,0 +1,154 @@
+"""Typed errors of the agentmaker engine.
+
+Every error says what happened, to what, and what to do about it. The app shows
+``str(error)`` to people as-is, so messages are plain sentences without tracebacks.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+class AgentmakerError(Exception):
+    """Base class of every error the engine raises on purpose."""
+
+
+# --- configuration and usage -------------------------------------------------
+
+
+class ConfigurationError(AgentmakerError, ValueError):
+    """A setting is invalid (for example ``candidate_pool < top_k``)."""
+
+
+class ScopeRequiredError(AgentmakerError, ValueError):
+    """A search or delete with an empty ``Scope()`` would touch every tenant's data."""
+
+    def __init__(self, operation: str) -> None:
+        super().__init__(
+            f"Refusing to {operation} with an empty Scope(): it would touch all data. "
+            "Set at least one scope dimension (e.g. Scope(base='rag')) "
+            "or pass all_scopes=True if you really mean everything."
+        )
+
+
+class UnknownFilterFieldError(AgentmakerError, ValueError):
+    """A metadata filter names a field that was not declared at build time."""
+
+    def __init__(self, field: str, declared: tuple[str, ...]) -> None:
+        known = ", ".join(declared) if declared else "none"
+        super().__init__(
+            f"Cannot filter on {field!r}: it was not declared as a metadata column "
+            f"(declared: {known}). Pass metadata_columns=(..., {field!r}) when building "
+            "the index."
+        )
+        self.field = field
+
+
+# --- storage -----------------------------------------------------------------
+
+
+class StorageError(AgentmakerError):
+    """The library file could not be read or written."""
+
+
+class EmbeddingModelMismatchError(StorageError):
+    """The library was built with a different embedding model than the one given."""
+
+    def __init__(self, stored: str, given: str, path: str | None = None) -> None:
+        where = f" {path}" if path else ""
+        super().__init__(
+            f"The library{where} was indexed with the embedding model {stored!r}, but "
+            f"{given!r} was given. Vectors from different models cannot be compared. "
+            "Open it with the original model, or migrate: build a new index with the "
+            "new model and call IngestionPipeline.rebuild_index()."
+        )
+        self.stored = stored
+        self.given = given
+
+
+class LibraryVersionError(StorageError):
+    """The library file was written by a newer version of the app."""
+
+
+class LibraryLockedError(StorageError):
+    """Another process already has this library open for writing."""
+
+
+# --- documents ---------------------------------------------------------------
+
+
+class DocumentError(AgentmakerError):
+    """A document could not be read. ``path`` names the file when there is one."""
+
+    def __init__(self, message: str, path: str | Path | None = None) -> None:
+        self.path = str(path) if path is not None else None
+        name = f"{Path(path).name}: " if path is not None else ""
+        super().__init__(f"{name}{message}")
+        self.reason = message
+
+
+class UnsupportedFormatError(DocumentError):
+    """The file's type is not one the app can read."""
+
+
+class FormatMismatchError(DocumentError):
+    """The file's content does not match its extension (e.g. a PNG named ``.md``)."""
+
+
+class EmptyDocumentError(DocumentError):
+    """The file holds no text to index (zero bytes, or only whitespace)."""
+
+
+class CorruptDocumentError(DocumentError):
+    """The file is truncated or damaged."""
+
+
+class PasswordRequiredError(DocumentError):
+    """The file is encrypted and the password was missing or wrong."""
+
+
+class NoTextLayerError(DocumentError):
+    """A PDF (or page) has no extractable text: scanned or image-only."""
+
+
+class FileTooLargeError(DocumentError):
+    """The file is larger than the configured limit."""
+
+
+# --- models ------------------------------------------------------------------
+
+
+class ModelError(AgentmakerError):
+    """A model (embedder, language model, reranker) failed."""
+
+
+class ModelAuthenticationError(ModelError):
+    """The server rejected the API key."""
+
+
+class ModelNotFoundError(ModelError):
+    """The server does not have the requested model."""
+
+    def __init__(self, message: str, available: list[str] | None = None) -> None:
+        super().__init__(message)
+        self.available = list(available or [])
+
+
+class ModelConnectionError(ModelError):
+    """The server could not be reached."""
+
+
+class ModelRateLimitError(ModelError):
+    """The server kept answering 429 after the retries."""
+
+
+class ContextTooLongError(ModelError):
+    """The prompt is longer than the model's context window."""
+
+
+class ModelResponseError(ModelError):
+    """The server answered with something that is not a valid response."""
+
+
+class OperationCancelledError(AgentmakerError):
+    """A long operation was cancelled by the caller."""

@@ -1,0 +1,166 @@
+"""Library: one SQLite file holding a person's documents, both indexes and bookkeeping.
+
+The app (and the ``agentmaker`` command) open a library through this facade. Several
+processes may open the same file: SQLite's WAL mode serialises writers, readers see
+committed documents only, and the in-memory vector index reloads when another process
+has written.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from pathlib import Path
+
+from agentmaker.models.llm import LLMClient
+from agentmaker.rag.batch import CancelToken
+from agentmaker.rag.config import RagConfig
+from agentmaker.rag.pipeline import IngestionPipeline
+from agentmaker.rag.retriever import RagRetriever
+from agentmaker.rag.source_store import SourceStore
+from agentmaker.retrieval.ports import Embedder
+from agentmaker.retrieval.sqlite_db import SqliteDatabase
+from agentmaker.retrieval.sqlite_hybrid import MODEL_KEY, SqliteHybridRetriever
+
+log = logging.getLogger(__name__)
+REBUILD_KEY = "rebuild_pending"
+
+
+def default_embedder() -> Embedder:
+    """The built-in offline embedder (all-MiniLM-L6-v2 int8 on onnxruntime)."""
+    from agentmaker.models.local_embedder import LocalEmbedder
+
+    return LocalEmbedder()
+
+
+class Library:
+    """A library file opened with an embedder and (optionally) a language model."""
+
+    def __init__(
+        self,
+        db: SqliteDatabase,
+        embedder: Embedder,
+        llm: LLMClient | None,
+        config: RagConfig,
+    ) -> None:
+        self.db = db
+        self.path = db.path
+        self.config = config
+        self.embedder = embedder
+        self.source_store = SourceStore(db)
+        self.retriever = self._build_retriever(embedder)
+        self.pipeline = IngestionPipeline.from_config(
+            config,
+            retriever=self.retriever,
+            source_store=self.source_store,
+            contextualizer=config.make_contextualizer(llm),
+        )
+        self.rag = RagRetriever(
+            self.retriever,
+            self.source_store,
+            llm,
+            query_transformer=config.make_query_transformer(llm),
+            expander=config.make_expander(),
+            system_prompt=config.system_prompt,
+            scope=config.scope,
+        )
+
+    def _build_retriever(self, embedder: Embedder) -> SqliteHybridRetriever:
+        return SqliteHybridRetriever(
+            embedder,
+            self.db,
+            metadata_columns=self.config.metadata_columns,
+            reranker=self.config.reranker,
+            config=self.config.retrieval,
+            owns_db=False,
+        )
+
+    @classmethod
+    def open(
+        cls,
+        path: str | Path,
+        *,
+        embedder: Embedder | None = None,
+        llm: LLMClient | None = None,
+        config: RagConfig | None = None,
+        heal: bool = True,
+    ) -> Library:
+        """Open (or create) a library file. With ``heal``, unfinished writes are finished."""
+        config = config or RagConfig()
+        db = SqliteDatabase(path)
+        try:
+            library = cls(db, embedder or default_embedder(), llm, config)
+        except BaseException:
+            db.close()
+            raise
+        if heal:
+            healed = library.pipeline.heal()
+            if healed:
+                log.info("finished %d interrupted document write(s)", len(healed))
+        return library
+
+    @property
+    def llm(self) -> LLMClient | None:
+        """The language model answering questions (None: extractive answers)."""
+        return self.rag.llm
+
+    def set_llm(self, llm: LLMClient | None) -> None:
+        """Use another language model (None for extractive answers)."""
+        self.rag.llm = llm
+        self.rag.query_transformer = self.config.make_query_transformer(llm)
+
+    @property
+    def needs_rebuild(self) -> bool:
+        """True when a change of embedder was interrupted before all vectors were rebuilt."""
+        return self.db.get_meta(REBUILD_KEY) == "1"
+
+    def reembed(
+        self,
+        embedder: Embedder,
+        *,
+        progress: Callable[[int, int], None] | None = None,
+        cancel: CancelToken | None = None,
+    ) -> int:
+        """Switch to another embedder: clear the indexes and rebuild them from the
+        source store (the documents themselves are kept). Interrupted, it resumes on the
+        next call; until then keyword search works on what was rebuilt.
+        """
+        with self.db.transaction():
+            for table in ("vec_vectors", "kw_fts", "items"):
+                self.db.execute(f"DELETE FROM {table}")
+            self.db.execute(
+                "DELETE FROM library_meta WHERE key IN (?, ?)", (MODEL_KEY, "vec_vectors.dimension")
+            )
+            self.db.set_meta(REBUILD_KEY, "1")
+        old = self.retriever
+        self.embedder = embedder
+        self.retriever = self._build_retriever(embedder)
+        self.pipeline.retriever = self.retriever
+        self.rag.retriever = self.retriever
+        old._executor.shutdown(wait=False)
+        count = self.pipeline.rebuild_index(progress=progress, cancel=cancel)
+        self.db.set_meta(REBUILD_KEY, "0")
+        return count
+
+    async def areembed(
+        self,
+        embedder: Embedder,
+        *,
+        progress: Callable[[int, int], None] | None = None,
+        cancel: CancelToken | None = None,
+    ) -> int:
+        """Async twin of :meth:`reembed` (runs in a worker thread)."""
+        return await asyncio.to_thread(self.reembed, embedder, progress=progress, cancel=cancel)
+
+    def close(self) -> None:
+        """Close the retriever's worker, the embedder's threads and the file."""
+        self.retriever._executor.shutdown(wait=True)
+        self.embedder.close()
+        self.db.close()
+
+    def __enter__(self) -> Library:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -1,0 +1,55 @@
+"""The language-model port: chat messages in, text (whole or streamed) out."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+
+@dataclass(frozen=True)
+class ChatMessage:
+    """One chat message."""
+
+    role: Literal["system", "user", "assistant"]
+    content: str
+
+
+class LLMClient(ABC):
+    """A chat language model. Primitive: :meth:`stream`; :meth:`complete` joins it."""
+
+    #: Human-readable model name, shown in the app.
+    name: str = "llm"
+
+    @abstractmethod
+    def stream(
+        self,
+        messages: Sequence[ChatMessage],
+        *,
+        temperature: float | None = None,
+        max_tokens: int | None = None,
+    ) -> AsyncIterator[str]:
+        """Yield the answer in pieces. Closing the iterator cancels the request."""
+
+    async def complete(
+        self,
+        messages: Sequence[ChatMessage],
+        *,
+        temperature: float | None = None,
+        max_tokens: int | None = None,
+    ) -> str:
+        """The whole answer as one string."""
+        parts: list[str] = []
+        stream = self.stream(messages, temperature=temperature, max_tokens=max_tokens)
+        try:
+            async for piece in stream:
+                parts.append(piece)
+        finally:
+            aclose = getattr(stream, "aclose", None)
+            if aclose is not None:
+                await aclose()
+        return "".join(parts)
+
+    async def aclose(self) -> None:  # noqa: B027 - optional hook
+        """Release connections."""

@@ -1,0 +1,71 @@
+"""Documents (what a reader produces) and chunks (what gets indexed)."""
+
+from __future__ import annotations
+
+import hashlib
+import uuid
+from dataclasses import dataclass, field
+from typing import Any
+
+HEADING_SEPARATOR = " > "
+
+
+def _new_doc_id() -> str:
+    return uuid.uuid4().hex
+
+
+@dataclass
+class Document:
+    """One source document.
+
+    ``format`` picks the splitter: ``md``, ``txt``, ``json``, ``jsonl``, ``csv``,
+    ``pdf``, ``docx``, ``html``, ``epub``. Readers may put structure in ``metadata``:
+
+    - ``page_spans``: ``[[start, end, page_number, page_label], ...]`` character
+      ranges of ``content`` per physical page (1-based), for paged formats.
+    - ``front_matter``: YAML front matter of Markdown, as a dict of strings.
+    - ``warnings``: list of plain-language notes about what the reader did
+      (e.g. "decoded as cp1252", "2 form fields indexed").
+    """
+
+    content: str
+    doc_id: str = field(default_factory=_new_doc_id)
+    title: str = ""
+    source: str = ""
+    format: str = "txt"
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def fingerprint(self) -> str:
+        """sha256 of format and content: equal fingerprints mean nothing to re-index."""
+        digest = hashlib.sha256()
+        digest.update(self.format.encode())
+        digest.update(b"\0")
+        digest.update(self.content.encode("utf-8", "surrogatepass"))
+        return digest.hexdigest()
+
+
+@dataclass
+class Chunk:
+    """A piece of a document that is indexed and cited on its own.
+
+    ``metadata`` carries ``start_char`` / ``end_char`` (offsets into the document's
+    content, so a viewer can highlight the passage), and where known ``page``,
+    ``page_label``, ``record`` (row number or key path of structured data).
+    """
+
+    content: str
+    chunk_id: str = ""
+    doc_id: str = ""
+    heading_path: str = ""
+    index: int = 0
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not self.chunk_id:
+            self.chunk_id = f"{self.doc_id}:{self.index}" if self.doc_id else _new_doc_id()
+
+
+def join_heading_path(parts: list[str] | tuple[str, ...]) -> str:
+    """Join heading titles into one path string (``"A > B > C"``)."""
+    return HEADING_SEPARATOR.join(p for p in parts if p)

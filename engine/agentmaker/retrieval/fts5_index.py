@@ -1,0 +1,138 @@
+"""Fts5KeywordIndex: BM25 keyword search with SQLite FTS5.
+
+A contentless FTS5 table (the text lives in the item table) with the ``porter
+unicode61`` tokenizer: English stemming, diacritics folded, CJK via bigrams (see
+``text_analysis``). The MATCH runs in its own materialised CTE and filters join after
+it: combining MATCH with a JOIN filter in one WHERE has turned 8 ms queries into 20 s
+ones elsewhere. ``ORDER BY bm25()`` is used rather than ``ORDER BY rank`` (1.6-1.8x
+faster here).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from agentmaker.retrieval.ports import KeywordIndex
+from agentmaker.retrieval.sqlite_db import SqliteDatabase
+from agentmaker.retrieval.sqlite_items import ItemTable, check_scope, chunked
+from agentmaker.retrieval.text_analysis import index_text, match_expression
+from agentmaker.retrieval.types import MetadataFilter, RetrievalResult, Scope
+
+
+class Fts5KeywordIndex(KeywordIndex):
+    """Keyword index on SQLite FTS5. Alone it opens its own file; built by
+    ``build_sqlite_hybrid`` it shares the connection and item table with the vectors.
+    """
+
+    def __init__(
+        self,
+        path: str | Path | SqliteDatabase = ":memory:",
+        *,
+        metadata_columns: Sequence[str] = (),
+        items: ItemTable | None = None,
+        table: str = "kw_fts",
+    ) -> None:
+        self._owns_db = not isinstance(path, SqliteDatabase)
+        self.db = SqliteDatabase(path) if not isinstance(path, SqliteDatabase) else path
+        self._owns_items = items is None
+        self.items = items or ItemTable(self.db, table="kw_items", metadata_columns=metadata_columns)
+        self.table = table
+        self.db.migrate(
+            f"fts:{table}",
+            [
+                f"CREATE VIRTUAL TABLE {table} USING fts5(text, content='', "
+                "contentless_delete=1, tokenize='porter unicode61 remove_diacritics 2')"
+            ],
+        )
+
+    def index_rows(self, rowids: Sequence[int], texts: Sequence[str]) -> None:
+        """Index texts for item rows (replacing what those rows had)."""
+        if not rowids:
+            return
+        with self.db.transaction():
+            self.unindex_rows(rowids)
+            self.db.executemany(
+                f"INSERT INTO {self.table}(rowid, text) VALUES (?, ?)",
+                [(int(r), index_text(t)) for r, t in zip(rowids, texts, strict=True)],
+            )
+
+    def unindex_rows(self, rowids: Sequence[int]) -> None:
+        """Remove item rows from the index."""
+        for part in chunked(list(rowids)):
+            self.db.execute(
+                f"DELETE FROM {self.table} WHERE rowid IN ({','.join('?' * len(part))})", part
+            )
+
+    def add(self, items: Sequence[RetrievalResult], *, scope: Scope | None = None) -> None:
+        if not items:
+            return
+        with self.db.transaction():
+            if self._owns_items:
+                rowids = self.items.upsert(items, scope)
+            else:
+                rowids = self.items.rowids_for([i.id for i in items], None, None)
+            self.index_rows(rowids, [i.content for i in items])
+
+    def delete(
+        self,
+        ids: Sequence[str] | None = None,
+        *,
+        scope: Scope | None = None,
+        all_scopes: bool = False,
+        filters: Sequence[MetadataFilter] | None = None,
+    ) -> int:
+        if ids is None:
+            scope = check_scope("delete", scope, all_scopes)
+        with self.db.transaction():
+            rowids = self.items.rowids_for(ids, scope, filters)
+            self.unindex_rows(rowids)
+            if self._owns_items:
+                self.items.delete_rows(rowids)
+        return len(rowids)
+
+    def count(self, *, scope: Scope | None = None) -> int:
+        if scope is None or scope.is_empty:
+            return int(self.db.query(f"SELECT count(*) FROM {self.table}")[0][0])
+        where, params = self.items.where(scope, None, alias="i")
+        return int(
+            self.db.query(
+                f"SELECT count(*) FROM {self.table} f JOIN {self.items.table} i "
+                f"ON i.rowid = f.rowid WHERE {where}",
+                params,
+            )[0][0]
+        )
+
+    def search(
+        self,
+        query: str,
+        *,
+        top_k: int,
+        scope: Scope | None = None,
+        filters: Sequence[MetadataFilter] | None = None,
+    ) -> list[RetrievalResult]:
+        where, params = self.items.where(scope, filters, alias="i")
+        expression = match_expression(query)
+        if expression is None:
+            return []
+        rows = self.db.query(
+            f"WITH m AS MATERIALIZED (SELECT rowid, bm25({self.table}) AS s "
+            f"FROM {self.table} WHERE {self.table} MATCH ?) "
+            f"SELECT m.rowid, m.s FROM m JOIN {self.items.table} i ON i.rowid = m.rowid "
+            f"WHERE {where} ORDER BY m.s LIMIT ?",
+            [expression, *params, top_k],
+        )
+        found = self.items.fetch([r[0] for r in rows])
+        results = []
+        for rowid, bm25 in rows:
+            item = found.get(rowid)
+            if item is None:
+                continue
+            item.score = -float(bm25)
+            item.metadata["bm25"] = -float(bm25)
+            results.append(item)
+        return results
+
+    def close(self) -> None:
+        if self._owns_db:
+            self.db.close()

@@ -1,0 +1,151 @@
+"""The five ports of the retrieval foundation.
+
+Each port has one abstract primitive and concrete conveniences on top. Sync methods
+are the primitives for local backends; async twins default to running the sync
+primitive in a worker thread, and network backends override them with real async I/O.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from agentmaker.retrieval.types import MetadataFilter, RetrievalResult, Scope
+
+Vector = np.ndarray  # float32, shape (dim,)
+
+
+@dataclass(frozen=True)
+class ModelFingerprint:
+    """Identifies an embedding model: vectors are comparable only within one fingerprint."""
+
+    name: str
+    dimension: int
+    weights: str = ""
+
+    def __str__(self) -> str:
+        suffix = f"@{self.weights[:12]}" if self.weights else ""
+        return f"{self.name}/{self.dimension}d{suffix}"
+
+
+class Embedder(ABC):
+    """Turns texts into vectors. Primitive: :meth:`embed_batch`."""
+
+    @property
+    @abstractmethod
+    def fingerprint(self) -> ModelFingerprint:
+        """Name, dimension and weights hash of the model."""
+
+    @property
+    def dimension(self) -> int:
+        """Length of each vector."""
+        return self.fingerprint.dimension
+
+    @abstractmethod
+    def embed_batch(self, texts: Sequence[str]) -> np.ndarray:
+        """Embed texts; returns a float32 array of shape ``(len(texts), dimension)``."""
+
+    async def aembed_batch(self, texts: Sequence[str]) -> np.ndarray:
+        """Async twin of :meth:`embed_batch` (runs it in a worker thread by default)."""
+        return await asyncio.to_thread(self.embed_batch, texts)
+
+    def embed(self, text: str) -> np.ndarray:
+        """Embed one text."""
+        return self.embed_batch([text])[0]
+
+    async def aembed(self, text: str) -> np.ndarray:
+        """Async twin of :meth:`embed`."""
+        return (await self.aembed_batch([text]))[0]
+
+    def embed_query(self, text: str) -> np.ndarray:
+        """Embed a search query (models with query prefixes override this)."""
+        return self.embed(text)
+
+    def close(self) -> None:  # noqa: B027 - optional hook
+        """Release resources (threads, sessions). Safe to call twice."""
+
+
+class _IndexPort(ABC):
+    """Writes shared by both index ports."""
+
+    @abstractmethod
+    def add(self, items: Sequence[RetrievalResult], *, scope: Scope | None = None) -> None:
+        """Upsert items by ``id``."""
+
+    @abstractmethod
+    def delete(
+        self,
+        ids: Sequence[str] | None = None,
+        *,
+        scope: Scope | None = None,
+        all_scopes: bool = False,
+        filters: Sequence[MetadataFilter] | None = None,
+    ) -> int:
+        """Delete by ids and/or scope and filters; returns how many were removed."""
+
+    @abstractmethod
+    def count(self, *, scope: Scope | None = None) -> int:
+        """How many items the index holds (within ``scope`` when given)."""
+
+    def close(self) -> None:  # noqa: B027 - optional hook
+        """Close connections this index opened itself."""
+
+
+class VectorStore(_IndexPort):
+    """Stores vectors and runs nearest-neighbour search. Items must carry ``embedding``."""
+
+    @abstractmethod
+    def search(
+        self,
+        vector: Vector,
+        *,
+        top_k: int,
+        scope: Scope | None = None,
+        filters: Sequence[MetadataFilter] | None = None,
+    ) -> list[RetrievalResult]:
+        """The ``top_k`` nearest items, best first (score = cosine similarity)."""
+
+
+class KeywordIndex(_IndexPort):
+    """BM25 keyword search."""
+
+    @abstractmethod
+    def search(
+        self,
+        query: str,
+        *,
+        top_k: int,
+        scope: Scope | None = None,
+        filters: Sequence[MetadataFilter] | None = None,
+    ) -> list[RetrievalResult]:
+        """The ``top_k`` best keyword matches, best first (score = -bm25, higher is better)."""
+
+
+class Reranker(ABC):
+    """Re-scores candidates against the query, cross-encoder style."""
+
+    @abstractmethod
+    def rerank(
+        self, query: str, candidates: Sequence[RetrievalResult], *, top_k: int
+    ) -> list[RetrievalResult]:
+        """Return the best ``top_k`` candidates, best first, ``metadata['rerank_score']`` set."""
+
+    async def arerank(
+        self, query: str, candidates: Sequence[RetrievalResult], *, top_k: int
+    ) -> list[RetrievalResult]:
+        """Async twin of :meth:`rerank`."""
+        return await asyncio.to_thread(self.rerank, query, candidates, top_k=top_k)
+
+
+class FusionStrategy(ABC):
+    """Merges several ranked lists into one."""
+
+    @abstractmethod
+    def fuse(
+        self, lists: Sequence[Sequence[RetrievalResult]], *, top_k: int
+    ) -> list[RetrievalResult]:
+        """Merge ``lists`` (each best first) and return the best ``top_k``."""

@@ -1,0 +1,276 @@
+"""One SQLite library file: connection, lock, transactions and numbered migrations.
+
+The standard ``sqlite3`` module of many Python builds cannot load extensions, so the
+connection comes from ``sqlean`` (a drop-in ``sqlite3`` with extension loading), and
+sqlite-vec is loaded into it. All writes go through one connection under one
+re-entrant lock; a write that touches several tables is one transaction.
+Reads from other threads can use :meth:`SqliteDatabase.read`, which gives each thread
+its own connection so browsing never waits behind an ingestion (WAL mode).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import sqlean as sqlite3  # type: ignore[import-untyped]
+import sqlite_vec  # type: ignore[import-untyped]
+
+from agentmaker.errors import LibraryVersionError, StorageError
+
+log = logging.getLogger(__name__)
+
+Migration = str | Callable[["SqliteDatabase"], None]
+
+
+def _connect(target: str, *, uri: bool = False, readonly: bool = False) -> Any:
+    try:
+        conn = sqlite3.connect(
+            target, uri=uri, check_same_thread=False, isolation_level=None, timeout=30.0
+        )
+    except sqlite3.Error as exc:
+        raise StorageError(
+            f"Could not open the library file {target}: {exc}. Check that the folder exists "
+            "and that you may write to it."
+        ) from exc
+    try:
+        conn.enable_load_extension(True)
+        sqlite_vec.load(conn)
+        conn.enable_load_extension(False)
+    except (AttributeError, sqlite3.Error) as exc:
+        conn.close()
+        raise StorageError(
+            f"Could not load the sqlite-vec extension ({exc}). Reinstall the app."
+        ) from exc
+    conn.execute("PRAGMA busy_timeout = 30000")
+    if readonly:
+        conn.execute("PRAGMA query_only = 1")
+    return conn
+
+
+class SqliteDatabase:
+    """A library file (or an in-memory database) shared by the stores built on it."""
+
+    def __init__(self, path: str | Path = ":memory:") -> None:
+        self.path = str(path)
+        self.in_memory = self.path == ":memory:" or self.path == ""
+        if not self.in_memory:
+            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+        self.lock = threading.RLock()
+        self._conn = _connect(":memory:" if self.in_memory else self.path)
+        self._depth = 0
+        self._owner: int | None = None
+        self._after_commit: list[Callable[[], None]] = []
+        self._after_rollback: list[Callable[[], None]] = []
+        self._readers = threading.local()
+        self._reader_conns: list[Any] = []
+        self._closed = False
+        if not self.in_memory:
+            try:
+                mode = self._conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+            except sqlite3.Error as exc:
+                self._conn.close()
+                raise StorageError(
+                    f"{self.path} is not a library file this app can open ({exc})."
+                ) from exc
+            if str(mode).lower() != "wal":
+                log.warning("WAL mode unavailable for %s (got %s)", self.path, mode)
+            self._conn.execute("PRAGMA synchronous = NORMAL")
+            self._conn.execute("PRAGMA mmap_size = 268435456")
+        self._conn.execute("PRAGMA foreign_keys = ON")
+        self._conn.execute(
+            "CREATE TABLE IF NOT EXISTS schema_versions "
+            "(component TEXT PRIMARY KEY, version INTEGER NOT NULL)"
+        )
+        self._conn.execute(
+            "CREATE TABLE IF NOT EXISTS library_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)"
+        )
+
+    # --- statements ---------------------------------------------------------
+
+    def execute(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> Any:
+        """Run one statement on the writer connection (under the lock)."""
+        with self.lock:
+            return self._translate(lambda: self._conn.execute(sql, params))
+
+    def executemany(self, sql: str, rows: Any) -> Any:
+        """Run one statement for many rows on the writer connection."""
+        with self.lock:
+            return self._translate(lambda: self._conn.executemany(sql, rows))
+
+    def query(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> list[Any]:
+        """Fetch all rows of a query on the writer connection (sees uncommitted writes)."""
+        with self.lock:
+            return self._translate(lambda: self._conn.execute(sql, params).fetchall())
+
+    def read(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> list[Any]:
+        """Fetch rows on this thread's own read connection (never waits for a writer).
+
+        Sees only committed data. In-memory databases have one connection, so reads
+        fall back to :meth:`query`.
+        """
+        if self.in_memory:
+            return self.query(sql, params)
+        conn = getattr(self._readers, "conn", None)
+        if conn is None:
+            conn = _connect(self.path, readonly=True)
+            self._readers.conn = conn
+            with self.lock:
+                self._reader_conns.append(conn)
+        return self._translate(lambda: conn.execute(sql, params).fetchall())
+
+    @staticmethod
+    def _translate(run: Callable[[], Any]) -> Any:
+        try:
+            return run()
+        except sqlite3.OperationalError as exc:
+            text = str(exc)
+            if "disk is full" in text or "database or disk is full" in text:
+                raise StorageError(
+                    "The disk is full: the library could not be saved. Free some space and "
+                    "try again; nothing already in the library was lost."
+                ) from exc
+            if "readonly" in text or "read-only" in text:
+                raise StorageError(
+                    "The library file is read-only: nothing can be added. Check the file's "
+                    "permissions, or open a copy elsewhere."
+                ) from exc
+            raise
+
+    # --- transactions -------------------------------------------------------
+
+    @contextlib.contextmanager
+    def transaction(self) -> Iterator[SqliteDatabase]:
+        """A re-entrant write transaction: nested blocks join the outermost one."""
+        with self.lock:
+            outermost = self._depth == 0
+            if outermost:
+                self._translate(lambda: self._conn.execute("BEGIN IMMEDIATE"))
+                self._owner = threading.get_ident()
+            self._depth += 1
+            try:
+                yield self
+            except BaseException:
+                self._depth -= 1
+                if outermost:
+                    self._conn.execute("ROLLBACK")
+                    self._finish(committed=False)
+                raise
+            self._depth -= 1
+            if outermost:
+                try:
+                    self._translate(lambda: self._conn.execute("COMMIT"))
+                except BaseException:
+                    with contextlib.suppress(sqlite3.Error):
+                        self._conn.execute("ROLLBACK")
+                    self._finish(committed=False)
+                    raise
+                self._finish(committed=True)
+
+    def _finish(self, *, committed: bool) -> None:
+        self._owner = None
+        hooks = self._after_commit if committed else self._after_rollback
+        self._after_commit, self._after_rollback = [], []
+        for hook in hooks:
+            hook()
+
+    def after_commit(self, hook: Callable[[], None]) -> None:
+        """Run ``hook`` once the current transaction commits (now, outside one)."""
+        with self.lock:
+            if self._depth:
+                self._after_commit.append(hook)
+            else:
+                hook()
+
+    def after_rollback(self, hook: Callable[[], None]) -> None:
+        """Run ``hook`` if the current transaction rolls back (never, outside one)."""
+        with self.lock:
+            if self._depth:
+                self._after_rollback.append(hook)
+
+    @property
+    def in_transaction(self) -> bool:
+        """True while the calling thread is inside :meth:`transaction`."""
+        return self._depth > 0 and self._owner == threading.get_ident()
+
+    # --- metadata and migrations ---------------------------------------------
+
+    def get_meta(self, key: str) -> str | None:
+        """A value from the library's key/value table."""
+        rows = self.query("SELECT value FROM library_meta WHERE key = ?", (key,))
+        return rows[0][0] if rows else None
+
+    def set_meta(self, key: str, value: str) -> None:
+        """Store a value in the library's key/value table."""
+        self.execute(
+            "INSERT INTO library_meta(key, value) VALUES (?, ?) "
+            "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+            (key, value),
+        )
+
+    def migrate(self, component: str, migrations: Sequence[Migration]) -> None:
+        """Apply the numbered migrations of ``component`` that this file has not seen.
+
+        Migration i (from 1) is ``migrations[i-1]``. A file whose version is newer than
+        the code knows is refused rather than changed.
+        """
+        with self.transaction():
+            rows = self.query(
+                "SELECT version FROM schema_versions WHERE component = ?", (component,)
+            )
+            current = rows[0][0] if rows else 0
+            if current > len(migrations):
+                raise LibraryVersionError(
+                    f"The library {self.path} was written by a newer version of the app "
+                    f"({component} schema {current}, this version knows {len(migrations)}). "
+                    "Update the app to open it; the file was not changed."
+                )
+            for number in range(current + 1, len(migrations) + 1):
+                step = migrations[number - 1]
+                if isinstance(step, str):
+                    for statement in step.split(";\n"):
+                        if statement.strip():
+                            self.execute(statement)
+                else:
+                    step(self)
+                self.execute(
+                    "INSERT INTO schema_versions(component, version) VALUES (?, ?) "
+                    "ON CONFLICT(component) DO UPDATE SET version = excluded.version",
+                    (component, number),
+                )
+
+    def data_version(self) -> int:
+        """Changes when another connection commits (``PRAGMA data_version``)."""
+        return int(self.query("PRAGMA data_version")[0][0])
+
+    # --- lifetime -------------------------------------------------------------
+
+    def close(self) -> None:
+        """Close every connection this database opened. Safe to call twice."""
+        with self.lock:
+            if self._closed:
+                return
+            self._closed = True
+            for conn in self._reader_conns:
+                with contextlib.suppress(Exception):
+                    conn.close()
+            self._reader_conns.clear()
+            if not self.in_memory:
+                with contextlib.suppress(Exception):
+                    self._conn.execute("PRAGMA optimize")
+            self._conn.close()
+
+    @property
+    def closed(self) -> bool:
+        """True once :meth:`close` ran."""
+        return self._closed
+
+    def __enter__(self) -> SqliteDatabase:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
