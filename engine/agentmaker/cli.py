@@ -1,11 +1,11 @@
 """The ``agentmaker`` command: the engine's main jobs from a terminal.
 
-    agentmaker ingest PATH...        index files and folders into the library
-    agentmaker search QUERY          show the best passages
-    agentmaker ask QUESTION          answer with [n] citations (extractive without a model)
-    agentmaker stats | verify        what the library holds / whether it is consistent
-    agentmaker demo                  index the bundled samples in a temporary library and ask
-    agentmaker self-test             the demo, checked; exits 1 on any failure
+agentmaker ingest PATH...        index files and folders into the library
+agentmaker search QUERY          show the best passages
+agentmaker ask QUESTION          answer with [n] citations (extractive without a model)
+agentmaker stats | verify        what the library holds / whether it is consistent
+agentmaker demo                  index the bundled samples in a temporary library and ask
+agentmaker self-test             the demo, checked; exits 1 on any failure
 """
 
 from __future__ import annotations
@@ -29,15 +29,16 @@ def default_library_path() -> Path:
     return Path(user_data_dir("agentmaker Desk", "agentmaker")) / "Library.agentmaker.sqlite"
 
 
-def _open(path: str | Path, args: argparse.Namespace):  # noqa: ANN202
+def _open(path: str | Path, args: argparse.Namespace):
     from agentmaker.library import Library
 
     llm = None
     if getattr(args, "llm_url", None):
         from agentmaker.models.openai_llm import OpenAICompatibleLLM
 
-        llm = OpenAICompatibleLLM(args.llm_model, base_url=args.llm_url,
-                                  api_key=os.environ.get("OPENAI_API_KEY"))
+        llm = OpenAICompatibleLLM(
+            args.llm_model, base_url=args.llm_url, api_key=os.environ.get("OPENAI_API_KEY")
+        )
     return Library.open(path, llm=llm)
 
 
@@ -50,13 +51,15 @@ def _progress(event: IngestProgress) -> None:
         print(line, flush=True)
 
 
-def _print_answer(result) -> None:  # noqa: ANN001
+def _print_answer(result) -> None:
     if result.extractive and result.sources:
         print("Extractive answer (no language model configured):\n")
     print(result.answer.strip() + "\n")
     for src in result.sources:
         where = src.location
-        print(f"  [{src.n}] {src.title or Path(src.source).name}" + (f" — {where}" if where else ""))
+        print(
+            f"  [{src.n}] {src.title or Path(src.source).name}" + (f" — {where}" if where else "")
+        )
 
 
 def _demo(check: bool) -> int:
@@ -92,8 +95,9 @@ def _demo(check: bool) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``agentmaker`` console command."""
-    parser = argparse.ArgumentParser(prog="agentmaker", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="agentmaker", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--library", default=None, help="library file (default: the app's)")
     parser.add_argument("--llm-url", default=None, help="OpenAI-compatible server URL")
     parser.add_argument("--llm-model", default="llama3.2", help="model name on that server")
@@ -122,8 +126,10 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "ingest":
             report = library.pipeline.ingest_paths(args.paths, progress=_progress)
             failed = report.by_status("failed")
-            print(f"{len(report.by_status('indexed'))} indexed, "
-                  f"{len(report.by_status('unchanged'))} unchanged, {len(failed)} failed")
+            print(
+                f"{len(report.by_status('indexed'))} indexed, "
+                f"{len(report.by_status('unchanged'))} unchanged, {len(failed)} failed"
+            )
             return 1 if failed else 0
         if args.command == "search":
             for n, hit in enumerate(library.rag.retrieve(args.query, top_k=args.k), start=1):

@@ -10,7 +10,6 @@ import asyncio
 
 import numpy as np
 import pytest
-
 from agentmaker.errors import ScopeRequiredError, UnknownFilterFieldError
 from agentmaker.retrieval import (
     Embedder,
@@ -36,8 +35,13 @@ TEXTS = {
 def _items(embedder: Embedder, tag: str = "policy") -> list[RetrievalResult]:
     vectors = embedder.embed_batch(list(TEXTS.values()))
     return [
-        RetrievalResult(content=text, id=key, source="policy.md", embedding=vec,
-                        metadata={"tag": tag, "doc_id": "d-" + key})
+        RetrievalResult(
+            content=text,
+            id=key,
+            source="policy.md",
+            embedding=vec,
+            metadata={"tag": tag, "doc_id": "d-" + key},
+        )
         for (key, text), vec in zip(TEXTS.items(), vectors, strict=True)
     ]
 
@@ -78,10 +82,10 @@ class EmbedderContract:
 class _IndexContract:
     """Shared by both index ports: the fixture returns (index, add, search)."""
 
-    def search(self, index, query: str, **kw):  # noqa: ANN001 - overridden per port
+    def search(self, index, query: str, **kw):
         raise NotImplementedError
 
-    def test_scope_isolation(self, index, embedder) -> None:  # noqa: ANN001
+    def test_scope_isolation(self, index, embedder) -> None:
         alice = _items(embedder)
         index.add(alice, scope=Scope(base="rag", user="alice"))
         assert self.search(index, TEXTS["meal"], scope=Scope(base="rag", user="bob")) == []
@@ -89,17 +93,21 @@ class _IndexContract:
         hits = self.search(index, TEXTS["meal"], scope=Scope(user="alice"))
         assert hits and hits[0].id == "meal"
 
-    def test_upsert_overwrites_by_id(self, index, embedder) -> None:  # noqa: ANN001
+    def test_upsert_overwrites_by_id(self, index, embedder) -> None:
         index.add(_items(embedder), scope=RAG)
         changed = "Hotels are now capped at 700 per night."
-        item = RetrievalResult(content=changed, id="hotel", embedding=embedder.embed(changed),
-                               metadata={"tag": "policy"})
+        item = RetrievalResult(
+            content=changed,
+            id="hotel",
+            embedding=embedder.embed(changed),
+            metadata={"tag": "policy"},
+        )
         index.add([item], scope=RAG)
         assert index.count(scope=RAG) == len(TEXTS)
         hits = self.search(index, changed, scope=RAG)
         assert hits[0].id == "hotel" and hits[0].content == changed
 
-    def test_delete_by_ids_and_guard(self, index, embedder) -> None:  # noqa: ANN001
+    def test_delete_by_ids_and_guard(self, index, embedder) -> None:
         index.add(_items(embedder), scope=RAG)
         assert index.delete(["meal"]) == 1
         assert all(h.id != "meal" for h in self.search(index, TEXTS["meal"], scope=RAG))
@@ -111,27 +119,40 @@ class _IndexContract:
         assert index.delete(scope=Scope(), all_scopes=True) == len(TEXTS) - 1
         assert index.count() == 0
 
-    def test_prefilter_finds_rare_matches(self, index, embedder) -> None:  # noqa: ANN001
+    def test_prefilter_finds_rare_matches(self, index, embedder) -> None:
         # 60 near-duplicates of the query tagged "common" and one weak match tagged
         # "rare": top-k-then-filter would lose the rare one; a pre-filter must not.
         common = [
-            RetrievalResult(content=f"{TEXTS['meal']} copy {i}", id=f"c{i}",
-                            embedding=embedder.embed(f"{TEXTS['meal']} copy {i}"),
-                            metadata={"tag": "common"})
+            RetrievalResult(
+                content=f"{TEXTS['meal']} copy {i}",
+                id=f"c{i}",
+                embedding=embedder.embed(f"{TEXTS['meal']} copy {i}"),
+                metadata={"tag": "common"},
+            )
             for i in range(60)
         ]
         rare_text = "Meal rules differ for the board: see the annex."
-        rare = RetrievalResult(content=rare_text, id="rare", embedding=embedder.embed(rare_text),
-                               metadata={"tag": "rare"})
+        rare = RetrievalResult(
+            content=rare_text,
+            id="rare",
+            embedding=embedder.embed(rare_text),
+            metadata={"tag": "rare"},
+        )
         index.add([*common, rare], scope=RAG)
-        hits = self.search(index, TEXTS["meal"], scope=RAG, top_k=5,
-                           filters=[MetadataFilter("tag", "rare")])
+        hits = self.search(
+            index, TEXTS["meal"], scope=RAG, top_k=5, filters=[MetadataFilter("tag", "rare")]
+        )
         assert [h.id for h in hits] == ["rare"]
-        hits = self.search(index, TEXTS["meal"], scope=RAG, top_k=100,
-                           filters=[MetadataFilter("tag", ["rare", "nope"], op="in")])
+        hits = self.search(
+            index,
+            TEXTS["meal"],
+            scope=RAG,
+            top_k=100,
+            filters=[MetadataFilter("tag", ["rare", "nope"], op="in")],
+        )
         assert [h.id for h in hits] == ["rare"]
 
-    def test_undeclared_filter_field_raises(self, index, embedder) -> None:  # noqa: ANN001
+    def test_undeclared_filter_field_raises(self, index, embedder) -> None:
         index.add(_items(embedder), scope=RAG)
         with pytest.raises(UnknownFilterFieldError, match="colour"):
             self.search(index, "meal", scope=RAG, filters=[MetadataFilter("colour", "red")])
@@ -140,14 +161,14 @@ class _IndexContract:
 class VectorStoreContract(_IndexContract):
     """Every VectorStore (fixture ``index`` declares metadata column ``tag``)."""
 
-    def search(self, index: VectorStore, query: str, *, top_k: int = 5, **kw):  # noqa: ANN201
+    def search(self, index: VectorStore, query: str, *, top_k: int = 5, **kw):
         return index.search(FakeEmbedder().embed(query), top_k=top_k, **kw)
 
     @pytest.fixture
     def embedder(self) -> Embedder:
         return FakeEmbedder()
 
-    def test_nearest_first_with_embeddings(self, index: VectorStore, embedder) -> None:  # noqa: ANN001
+    def test_nearest_first_with_embeddings(self, index: VectorStore, embedder) -> None:
         index.add(_items(embedder), scope=RAG)
         hits = index.search(embedder.embed(TEXTS["train"]), top_k=3, scope=RAG)
         assert hits[0].id == "train"
@@ -159,14 +180,14 @@ class VectorStoreContract(_IndexContract):
 class KeywordIndexContract(_IndexContract):
     """Every KeywordIndex (fixture ``index`` declares metadata column ``tag``)."""
 
-    def search(self, index: KeywordIndex, query: str, *, top_k: int = 5, **kw):  # noqa: ANN201
+    def search(self, index: KeywordIndex, query: str, *, top_k: int = 5, **kw):
         return index.search(query, top_k=top_k, **kw)
 
     @pytest.fixture
     def embedder(self) -> Embedder:
         return FakeEmbedder()
 
-    def test_stemming(self, index: KeywordIndex, embedder) -> None:  # noqa: ANN001
+    def test_stemming(self, index: KeywordIndex, embedder) -> None:
         index.add(_items(embedder), scope=RAG)
         assert index.search("meals", top_k=3, scope=RAG)[0].id == "meal"
         assert index.search("hotel", top_k=3, scope=RAG)[0].id == "hotel"
@@ -186,10 +207,25 @@ class KeywordIndexContract(_IndexContract):
 
     @pytest.mark.parametrize(
         "query",
-        ['"', 'meal AND', "NEAR(meal", "*", "-meal", "meal OR OR", "(", "🙂🙂", "col:meal",
-         "^meal", "meal\x00", "'; DROP TABLE items; --", "", "   ", "AND OR NOT"],
+        [
+            '"',
+            "meal AND",
+            "NEAR(meal",
+            "*",
+            "-meal",
+            "meal OR OR",
+            "(",
+            "🙂🙂",
+            "col:meal",
+            "^meal",
+            "meal\x00",
+            "'; DROP TABLE items; --",
+            "",
+            "   ",
+            "AND OR NOT",
+        ],
     )
-    def test_hostile_queries_never_raise(self, index: KeywordIndex, embedder, query) -> None:  # noqa: ANN001
+    def test_hostile_queries_never_raise(self, index: KeywordIndex, embedder, query) -> None:
         index.add(_items(embedder), scope=RAG)
         index.search(query, top_k=5, scope=RAG)
 

@@ -6,9 +6,6 @@ import asyncio
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
-
 from agentmaker import HybridRetriever, RetrievalResult, reciprocal_rank_fusion
 from agentmaker.errors import (
     ConfigurationError,
@@ -26,6 +23,9 @@ from agentmaker.retrieval import (
     build_sqlite_hybrid,
 )
 from agentmaker.testing import FakeEmbedder, FakeReranker
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
 from tests.engine.contracts import TEXTS
 
 RAG = Scope(base="rag")
@@ -39,7 +39,7 @@ def _items(prefix: str = "") -> list[RetrievalResult]:
 
 
 @pytest.fixture
-def sqlite_retriever(tmp_path: Path):  # noqa: ANN201
+def sqlite_retriever(tmp_path: Path):
     retriever = build_sqlite_hybrid(
         FakeEmbedder(), tmp_path / "lib.sqlite", metadata_columns=("tag",)
     )
@@ -48,7 +48,7 @@ def sqlite_retriever(tmp_path: Path):  # noqa: ANN201
 
 
 @pytest.fixture
-def plain_retriever(tmp_path: Path):  # noqa: ANN201
+def plain_retriever(tmp_path: Path):
     retriever = HybridRetriever(
         FakeEmbedder(),
         SqliteVecStore(tmp_path / "v.sqlite", metadata_columns=("tag",)),
@@ -59,10 +59,14 @@ def plain_retriever(tmp_path: Path):  # noqa: ANN201
 
 
 def test_spec_rrf_snippet_puts_b_first() -> None:
-    dense = [RetrievalResult(content="A", score=0.91, source="rag", id="1"),
-             RetrievalResult(content="B", score=0.83, source="rag", id="2")]
-    keyword = [RetrievalResult(content="B", score=7.4, source="rag", id="2"),
-               RetrievalResult(content="C", score=6.1, source="rag", id="3")]
+    dense = [
+        RetrievalResult(content="A", score=0.91, source="rag", id="1"),
+        RetrievalResult(content="B", score=0.83, source="rag", id="2"),
+    ]
+    keyword = [
+        RetrievalResult(content="B", score=7.4, source="rag", id="2"),
+        RetrievalResult(content="C", score=6.1, source="rag", id="3"),
+    ]
     fused = reciprocal_rank_fusion([dense, keyword], top_k=3)
     assert [r.content for r in fused] == ["B", "A", "C"]
     assert fused[0].metadata["rrf_score"] == pytest.approx(1 / 61 + 1 / 62)
@@ -79,7 +83,7 @@ def test_rrf_aligns_by_content_when_id_empty() -> None:
 
 
 @pytest.mark.parametrize("kind", ["sqlite", "plain"])
-def test_search_explains_legs(kind: str, sqlite_retriever, plain_retriever) -> None:  # noqa: ANN001
+def test_search_explains_legs(kind: str, sqlite_retriever, plain_retriever) -> None:
     retriever = sqlite_retriever if kind == "sqlite" else plain_retriever
     retriever.add(_items(), scope=RAG)
     hits = retriever.search("daily meal allowance receipt", top_k=2, scope=RAG)
@@ -91,7 +95,7 @@ def test_search_explains_legs(kind: str, sqlite_retriever, plain_retriever) -> N
 
 
 @pytest.mark.parametrize("kind", ["sqlite", "plain"])
-def test_scope_isolation_and_guard(kind: str, sqlite_retriever, plain_retriever) -> None:  # noqa: ANN001
+def test_scope_isolation_and_guard(kind: str, sqlite_retriever, plain_retriever) -> None:
     retriever = sqlite_retriever if kind == "sqlite" else plain_retriever
     retriever.add(_items("a-"), scope=Scope(base="rag", user="alice"))
     retriever.add(_items("b-"), scope=Scope(base="rag", user="bob"))
@@ -111,7 +115,7 @@ def test_scope_isolation_and_guard(kind: str, sqlite_retriever, plain_retriever)
     assert retriever.search("meal allowance", top_k=20, all_scopes=True)[0].id.startswith("b-")
 
 
-def test_filters_prefilter_both_legs(sqlite_retriever) -> None:  # noqa: ANN001
+def test_filters_prefilter_both_legs(sqlite_retriever) -> None:
     sqlite_retriever.add(_items(), scope=RAG)
     hits = sqlite_retriever.search(
         "meal allowance", scope=RAG, filters=[MetadataFilter("tag", ["hotel", "train"], op="in")]
@@ -119,7 +123,7 @@ def test_filters_prefilter_both_legs(sqlite_retriever) -> None:  # noqa: ANN001
     assert {h.id for h in hits} == {"hotel", "train"}
 
 
-def test_search_many_embeds_once(sqlite_retriever) -> None:  # noqa: ANN001
+def test_search_many_embeds_once(sqlite_retriever) -> None:
     sqlite_retriever.add(_items(), scope=RAG)
     embedder = sqlite_retriever.embedder
     before = embedder.calls
@@ -128,11 +132,12 @@ def test_search_many_embeds_once(sqlite_retriever) -> None:  # noqa: ANN001
     assert [r[0].id for r in results] == ["meal", "hotel", "laptop"]
 
 
-def test_async_twins(sqlite_retriever, plain_retriever) -> None:  # noqa: ANN001
-    async def scenario(retriever) -> list[str]:  # noqa: ANN001
+def test_async_twins(sqlite_retriever, plain_retriever) -> None:
+    async def scenario(retriever) -> list[str]:
         await retriever.aadd(_items(), scope=RAG)
-        await retriever.areplace(["meal"], [RetrievalResult("Lunch is free on Fridays.", id="lunch")],
-                                 scope=RAG)
+        await retriever.areplace(
+            ["meal"], [RetrievalResult("Lunch is free on Fridays.", id="lunch")], scope=RAG
+        )
         assert await retriever.adelete(["laptop"]) == 1
         many = await retriever.asearch_many(["lunch friday", "hotel"], top_k=1, scope=RAG)
         return [m[0].id for m in many]
@@ -144,8 +149,12 @@ def test_async_twins(sqlite_retriever, plain_retriever) -> None:  # noqa: ANN001
 
 def test_reranker_refines_pool(tmp_path: Path) -> None:
     reranker = FakeReranker()
-    retriever = build_sqlite_hybrid(FakeEmbedder(), tmp_path / "r.sqlite", reranker=reranker,
-                                    config=RetrievalConfig(top_k=2, candidate_pool=4))
+    retriever = build_sqlite_hybrid(
+        FakeEmbedder(),
+        tmp_path / "r.sqlite",
+        reranker=reranker,
+        config=RetrievalConfig(top_k=2, candidate_pool=4),
+    )
     retriever.add(_items(), scope=RAG)
     hits = retriever.search("train tickets second class", scope=RAG)
     assert reranker.calls == 1 and len(hits) == 2
@@ -154,10 +163,10 @@ def test_reranker_refines_pool(tmp_path: Path) -> None:
     retriever.close()
 
 
-def test_sqlite_write_is_atomic(sqlite_retriever, monkeypatch) -> None:  # noqa: ANN001
+def test_sqlite_write_is_atomic(sqlite_retriever, monkeypatch) -> None:
     sqlite_retriever.add(_items(), scope=RAG)
 
-    def boom(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+    def boom(*args, **kwargs):
         raise RuntimeError("injected failure between the vector and keyword writes")
 
     monkeypatch.setattr(sqlite_retriever.keyword_index, "index_rows", boom)
@@ -173,8 +182,8 @@ def test_sqlite_write_is_atomic(sqlite_retriever, monkeypatch) -> None:  # noqa:
     assert sqlite_retriever.search("meal allowance", top_k=1, scope=RAG)[0].id == "meal"
 
 
-def test_plain_write_is_compensated(plain_retriever, monkeypatch) -> None:  # noqa: ANN001
-    def boom(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+def test_plain_write_is_compensated(plain_retriever, monkeypatch) -> None:
+    def boom(*args, **kwargs):
         raise RuntimeError("keyword index down")
 
     monkeypatch.setattr(plain_retriever.keyword_index, "add", boom)
@@ -231,9 +240,11 @@ def test_config_is_validated() -> None:
         MetadataFilter("tag", "x", op="like")  # type: ignore[arg-type]
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(query=st.text(max_size=80))
-def test_any_query_text_never_raises(sqlite_retriever, query: str) -> None:  # noqa: ANN001
+def test_any_query_text_never_raises(sqlite_retriever, query: str) -> None:
     if sqlite_retriever.count() == 0:
         sqlite_retriever.add(_items(), scope=RAG)
     sqlite_retriever.search(query, scope=RAG)

@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from agentmaker.retrieval import Fts5KeywordIndex, RRFFusion, SqliteVecStore
 from agentmaker.testing import FakeEmbedder, FakeReranker
+
 from tests.engine.contracts import (
     EmbedderContract,
     FusionContract,
@@ -25,7 +25,7 @@ class TestFakeEmbedder(EmbedderContract):
 
 class TestSqliteVecStore(VectorStoreContract):
     @pytest.fixture
-    def index(self, tmp_path: Path):  # noqa: ANN201
+    def index(self, tmp_path: Path):
         store = SqliteVecStore(tmp_path / "vectors.sqlite", metadata_columns=("tag",))
         yield store
         store.close()
@@ -33,7 +33,7 @@ class TestSqliteVecStore(VectorStoreContract):
 
 class TestFts5KeywordIndex(KeywordIndexContract):
     @pytest.fixture
-    def index(self, tmp_path: Path):  # noqa: ANN201
+    def index(self, tmp_path: Path):
         index = Fts5KeywordIndex(tmp_path / "keywords.sqlite", metadata_columns=("tag",))
         yield index
         index.close()

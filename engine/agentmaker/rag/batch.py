@@ -21,7 +21,9 @@ from agentmaker.errors import (
     UnsupportedFormatError,
 )
 
-Stage = Literal["queued", "reading", "embedding", "indexed", "unchanged", "failed", "cancelled"]
+Stage = Literal[
+    "queued", "reading", "embedding", "indexed", "unchanged", "failed", "cancelled", "ocr_queued"
+]
 ErrorKind = Literal[
     "password_required", "no_text", "corrupt", "empty", "unsupported", "too_large", "other"
 ]
@@ -73,7 +75,7 @@ class FileOutcome:
     """What happened to one file."""
 
     path: str
-    status: Literal["indexed", "unchanged", "failed", "cancelled"]
+    status: Literal["indexed", "unchanged", "failed", "cancelled", "ocr_queued"]
     doc_id: str = ""
     chunks: int = 0
     error: str | None = None

@@ -15,13 +15,14 @@ import os
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 import numpy as np
 
 from agentmaker.errors import (
     DocumentError,
     EmptyDocumentError,
+    NoTextLayerError,
     OperationCancelledError,
     StorageError,
     UnsupportedFormatError,
@@ -64,6 +65,16 @@ def doc_id_for_path(path: str | os.PathLike[str]) -> str:
     """A stable document id derived from the file's absolute path."""
     absolute = os.path.normcase(os.path.abspath(os.fspath(path)))
     return hashlib.sha256(absolute.encode("utf-8", "surrogatepass")).hexdigest()[:24]
+
+
+class OcrScheduler(Protocol):
+    """Receives files (or pages) that need OCR; reads them later, in the background."""
+
+    #: Image types it reads (e.g. ``{".png", ".jpg"}``), added to what a scan picks up.
+    extensions: frozenset[str]
+
+    def schedule(self, path: Path, doc_id: str, pages: list[int] | None) -> None:
+        """Queue ``pages`` (1-based; None: every page) of ``path`` for OCR."""
 
 
 @dataclass
@@ -113,6 +124,8 @@ class IngestionPipeline:
         self.index_sync = index_sync or SyncIndexSync(SqliteBookkeeping(source_store.db))
         self.scope = scope
         self.max_file_bytes = max_file_bytes
+        #: Set by the app to read scans; None leaves image-only pages unread (and says so).
+        self.ocr: OcrScheduler | None = None
 
     @classmethod
     def from_config(
@@ -162,6 +175,11 @@ class IngestionPipeline:
         )
         if not chunks:
             raise EmptyDocumentError("the document has no text to index.", doc.source or None)
+        ocr_pages = set(doc.metadata.get("ocr_pages") or ())
+        if ocr_pages:
+            for chunk in chunks:
+                if chunk.metadata.get("page") in ocr_pages:
+                    chunk.metadata["ocr"] = True
         return chunks
 
     def _items(
@@ -339,7 +357,7 @@ class IngestionPipeline:
         cancel = cancel or CancelToken()
         passwords = passwords or {}
         report = BatchReport()
-        supported = _supported_extensions()
+        supported = _supported_extensions() | set(self.ocr.extensions if self.ocr else ())
         files: list[tuple[Path, int]] = []
         for file, explicit in walk_paths(paths, cancel=cancel):
             if not explicit and file.suffix.lower() not in supported:
@@ -377,7 +395,7 @@ class IngestionPipeline:
                 report.cancelled = True
             emit(
                 file,
-                "indexed" if outcome.status == "indexed" else outcome.status,
+                outcome.status,
                 number + 1,
                 chunks=outcome.chunks,
                 error=outcome.error,
@@ -393,6 +411,10 @@ class IngestionPipeline:
         emit: Callable[..., None],
         number: int,
     ) -> FileOutcome:
+        ocr = self.ocr
+        if ocr is not None and file.suffix.lower() in ocr.extensions:
+            ocr.schedule(file, doc_id_for_path(file), None)
+            return FileOutcome(str(file), "ocr_queued", doc_id_for_path(file))
         try:
             doc = self._read(file, password)
             report = self.ingest_document(
@@ -404,19 +426,35 @@ class IngestionPipeline:
             )
         except OperationCancelledError:
             return FileOutcome(str(file), "cancelled")
+        except NoTextLayerError as exc:
+            if ocr is None:
+                return FileOutcome(
+                    str(file), "failed", error=describe_error(exc, str(file)), error_kind="no_text"
+                )
+            ocr.schedule(file, doc_id_for_path(file), None)
+            return FileOutcome(str(file), "ocr_queued", doc_id_for_path(file))
         except StorageError:
             raise  # disk full, read-only library: every later file would fail too
         except (DocumentError, OSError) as exc:
             log.info("could not ingest %s: %s", file, exc)
-            return FileOutcome(str(file), "failed", error=describe_error(exc, str(file)),
-                               error_kind=error_kind(exc))
+            return FileOutcome(
+                str(file),
+                "failed",
+                error=describe_error(exc, str(file)),
+                error_kind=error_kind(exc),
+            )
         except Exception as exc:
             log.exception("unexpected failure ingesting %s", file)
-            return FileOutcome(str(file), "failed", error=describe_error(exc, str(file)),
-                               error_kind="other")
-        status = "unchanged" if report.skipped else "indexed"
-        return FileOutcome(str(file), status, report.doc_id, report.chunks,
-                           warnings=report.warnings)
+            return FileOutcome(
+                str(file), "failed", error=describe_error(exc, str(file)), error_kind="other"
+            )
+        missing = doc.metadata.get("pages_without_text") or []
+        if ocr is not None and missing and not report.skipped:
+            ocr.schedule(file, report.doc_id, list(missing))
+        status: Literal["unchanged", "indexed"] = "unchanged" if report.skipped else "indexed"
+        return FileOutcome(
+            str(file), status, report.doc_id, report.chunks, warnings=report.warnings
+        )
 
     # --- maintenance --------------------------------------------------------
 

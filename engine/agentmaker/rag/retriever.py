@@ -22,8 +22,18 @@ if TYPE_CHECKING:
     from agentmaker.retrieval.ports import Embedder as EmbedderPort
 
 T = TypeVar("T")
-_SCORE_KEYS = ("keyword_rank", "vector_rank", "rrf_score", "rerank_score", "ocr", "bm25",
-               "vector_similarity")
+# Hits fetched beyond top_k, so dropping repeated passages still leaves top_k.
+_SPARE = 3
+RAG_SCOPE = Scope(base="rag")
+_SCORE_KEYS = (
+    "keyword_rank",
+    "vector_rank",
+    "rrf_score",
+    "rerank_score",
+    "ocr",
+    "bm25",
+    "vector_similarity",
+)
 
 
 def _run_sync(coro: Coroutine[Any, Any, T]) -> T:
@@ -48,7 +58,7 @@ class RagRetriever:
         query_transformer: QueryTransformer | None = None,
         expander: ChunkExpander | None = None,
         system_prompt: str | None = None,
-        scope: Scope = Scope(base="rag"),
+        scope: Scope = RAG_SCOPE,
         top_k: int | None = None,
     ) -> None:
         self.retriever = retriever
@@ -89,14 +99,22 @@ class RagRetriever:
 
     # --- retrieval ----------------------------------------------------------
 
-    def _complete(self, hits: Sequence[RetrievalResult]) -> list[RetrievalResult]:
-        """Replace indexed text with the clean chunk from the source store."""
+    def _complete(self, hits: Sequence[RetrievalResult], top_k: int) -> list[RetrievalResult]:
+        """Replace indexed text with the clean chunk from the source store, drop
+        repeated passages, keep ``top_k`` and expand them when an expander is set."""
         chunks = self.source_store.get_chunks([h.id for h in hits])
         out = []
+        seen: set[str] = set()
         for hit in hits:
             chunk = chunks.get(hit.id)
             if chunk is None:  # index ahead of (or behind) the source store: skip it
                 continue
+            # The same passage twice (a file holding its text twice, or a copy of a
+            # file) would spend two of the model's few passages on one text.
+            text_key = " ".join(chunk.content.split()).lower()
+            if text_key in seen:
+                continue
+            seen.add(text_key)
             meta = dict(hit.metadata)
             meta.update(chunk.metadata)
             meta.update(
@@ -108,6 +126,7 @@ class RagRetriever:
             hit.content = chunk.content
             hit.metadata = meta
             out.append(hit)
+        out = out[:top_k]
         if self.expander is not None:
             out = self.expander.expand(out, self.source_store)
         return out
@@ -126,8 +145,9 @@ class RagRetriever:
         """The best chunks for ``query``, completed from the source store."""
         queries = _run_sync(self._variants(query)) if self.query_transformer else [query]
         top_k = top_k or self.top_k or self.retriever.config.top_k
-        lists = self.retriever.search_many(queries, top_k=top_k, scope=self.scope, filters=filters)
-        return self._complete(self._merge(lists, top_k))
+        wanted = top_k + _SPARE
+        lists = self.retriever.search_many(queries, top_k=wanted, scope=self.scope, filters=filters)
+        return self._complete(self._merge(lists, wanted), top_k)
 
     async def aretrieve(
         self,
@@ -138,11 +158,12 @@ class RagRetriever:
         """Async twin of :meth:`retrieve`."""
         queries = await self._variants(query)
         top_k = top_k or self.top_k or self.retriever.config.top_k
+        wanted = top_k + _SPARE
         lists = await self.retriever.asearch_many(
-            queries, top_k=top_k, scope=self.scope, filters=filters
+            queries, top_k=wanted, scope=self.scope, filters=filters
         )
-        hits = self._merge(lists, top_k)
-        return await asyncio.to_thread(self._complete, hits)
+        hits = self._merge(lists, wanted)
+        return await asyncio.to_thread(self._complete, hits, top_k)
 
     def _merge(self, lists: list[list[RetrievalResult]], top_k: int) -> list[RetrievalResult]:
         if len(lists) == 1:

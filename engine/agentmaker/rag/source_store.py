@@ -77,7 +77,18 @@ _DOC_COLS = (
 
 
 def _info(row: Sequence[Any]) -> DocumentInfo:
-    return DocumentInfo(*row[:8], metadata=json.loads(row[8]))
+    doc_id, title, source, fmt, chunk_count, size_bytes, ingested_at, fingerprint, meta = row
+    return DocumentInfo(
+        doc_id,
+        title,
+        source,
+        fmt,
+        chunk_count,
+        size_bytes,
+        ingested_at,
+        fingerprint,
+        metadata=json.loads(meta),
+    )
 
 
 class SourceStore:
@@ -112,7 +123,10 @@ class SourceStore:
                     fingerprint or doc.fingerprint,
                     doc.content,
                     json.dumps(meta, ensure_ascii=False, default=str),
-                    int(doc.metadata.get("size_bytes") or len(doc.content.encode("utf-8", "replace"))),
+                    int(
+                        doc.metadata.get("size_bytes")
+                        or len(doc.content.encode("utf-8", "replace"))
+                    ),
                     time.time(),
                     len(chunks),
                 ),

@@ -36,7 +36,9 @@ class Fts5KeywordIndex(KeywordIndex):
         self._owns_db = not isinstance(path, SqliteDatabase)
         self.db = SqliteDatabase(path) if not isinstance(path, SqliteDatabase) else path
         self._owns_items = items is None
-        self.items = items or ItemTable(self.db, table="kw_items", metadata_columns=metadata_columns)
+        self.items = items or ItemTable(
+            self.db, table="kw_items", metadata_columns=metadata_columns
+        )
         self.table = table
         self.db.migrate(
             f"fts:{table}",

@@ -46,9 +46,7 @@ class HybridRetriever:
 
     # --- shared logic (no I/O) ----------------------------------------------------
 
-    def _params(
-        self, top_k: int | None, candidate_pool: int | None
-    ) -> tuple[int, int]:
+    def _params(self, top_k: int | None, candidate_pool: int | None) -> tuple[int, int]:
         top_k = top_k or self.config.top_k
         pool = candidate_pool or self.config.candidate_pool
         return top_k, max(pool, top_k)

@@ -17,8 +17,8 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-import sqlean as sqlite3  # type: ignore[import-untyped]
-import sqlite_vec  # type: ignore[import-untyped]
+import sqlean as sqlite3
+import sqlite_vec
 
 from agentmaker.errors import LibraryVersionError, StorageError
 

@@ -26,9 +26,7 @@ _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,40}$")
 _MAX_PARAMS = 30000
 
 
-def check_scope(
-    operation: str, scope: Scope | None, all_scopes: bool
-) -> Scope:
+def check_scope(operation: str, scope: Scope | None, all_scopes: bool) -> Scope:
     """Refuse an empty scope unless ``all_scopes``; returns the scope to apply."""
     scope = scope or Scope()
     if scope.is_empty and not all_scopes:
@@ -92,9 +90,7 @@ class ItemTable:
                 self.db.execute(
                     f"UPDATE {self.table} SET {column} = json_extract(metadata, '$.{field}')"
                 )
-                self.db.execute(
-                    f"CREATE INDEX {self.table}_{column} ON {self.table}({column})"
-                )
+                self.db.execute(f"CREATE INDEX {self.table}_{column} ON {self.table}({column})")
 
     # --- writes -------------------------------------------------------------
 
@@ -173,7 +169,9 @@ class ItemTable:
         """Rowids of the items matching ids (when given), scope and filters."""
         where, params = self.where(scope, filters)
         if ids is None:
-            return [r[0] for r in self.db.query(f"SELECT rowid FROM {self.table} WHERE {where}", params)]
+            return [
+                r[0] for r in self.db.query(f"SELECT rowid FROM {self.table} WHERE {where}", params)
+            ]
         out: list[int] = []
         for part in chunked(list(ids), 10000):
             out += [

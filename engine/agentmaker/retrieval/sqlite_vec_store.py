@@ -45,7 +45,9 @@ class SqliteVecStore(VectorStore):
         self._owns_db = not isinstance(path, SqliteDatabase)
         self.db = SqliteDatabase(path) if not isinstance(path, SqliteDatabase) else path
         self._owns_items = items is None
-        self.items = items or ItemTable(self.db, table="vec_items", metadata_columns=metadata_columns)
+        self.items = items or ItemTable(
+            self.db, table="vec_items", metadata_columns=metadata_columns
+        )
         self.table = table
         self.shortlist_factor = shortlist_factor
         self.min_shortlist = min_shortlist
@@ -123,10 +125,7 @@ class SqliteVecStore(VectorStore):
                 f"INSERT INTO {self.table}(rowid, embedding, bits) VALUES (?, ?, ?) "
                 "ON CONFLICT(rowid) DO UPDATE SET embedding = excluded.embedding, "
                 "bits = excluded.bits",
-                [
-                    (int(r), vectors[i].tobytes(), codes[i].tobytes())
-                    for i, r in enumerate(rowids)
-                ],
+                [(int(r), vectors[i].tobytes(), codes[i].tobytes()) for i, r in enumerate(rowids)],
             )
             if self._index is not None:
                 values = {r[0]: r[1:] for r in self.items.filter_values(rowids)}

@@ -6,6 +6,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
 from typing import Any, Literal
 
+import numpy as np
+
 from agentmaker.errors import ConfigurationError
 
 SCOPE_DIMENSIONS: tuple[str, ...] = ("base", "user", "agent", "session", "app")
@@ -19,7 +21,7 @@ class RetrievalResult:
     score: float = 0.0
     source: str = ""
     id: str = ""
-    embedding: Sequence[float] | None = None
+    embedding: np.ndarray | Sequence[float] | None = None
     metadata: dict[str, Any] = field(default_factory=dict)
 
 
@@ -57,9 +59,7 @@ class MetadataFilter:
 
     def __post_init__(self) -> None:
         if self.op not in ("eq", "in"):
-            raise ConfigurationError(
-                f"MetadataFilter op must be 'eq' or 'in', not {self.op!r}."
-            )
+            raise ConfigurationError(f"MetadataFilter op must be 'eq' or 'in', not {self.op!r}.")
         if self.op == "in":
             if isinstance(self.value, str | bytes) or not isinstance(self.value, Sequence):
                 raise ConfigurationError(
