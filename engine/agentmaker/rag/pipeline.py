@@ -12,7 +12,7 @@ import asyncio
 import hashlib
 import logging
 import os
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol
@@ -52,6 +52,9 @@ log = logging.getLogger(__name__)
 
 RAG_SCOPE = Scope(base="rag")
 EMBED_BATCH = 32
+# Above this many files a batch sends no per-file "queued" reports (a list of a
+# million rows helps nobody); progress still reports every file as it is done.
+QUEUE_LISTING_LIMIT = 5000
 
 
 def _supported_extensions() -> set[str]:
@@ -356,51 +359,70 @@ class IngestionPipeline:
         """
         cancel = cancel or CancelToken()
         passwords = passwords or {}
+        paths = list(paths)
         report = BatchReport()
         supported = _supported_extensions() | set(self.ocr.extensions if self.ocr else ())
-        files: list[tuple[Path, int]] = []
-        for file, explicit in walk_paths(paths, cancel=cancel):
-            if not explicit and file.suffix.lower() not in supported:
-                report.skipped_unsupported += 1
-                continue
-            try:
-                size = file.stat().st_size
-            except OSError:
-                size = 0
-            files.append((file, size))
-        total_bytes = sum(s for _, s in files)
+
+        def candidates() -> Iterator[tuple[Path, int]]:
+            # Walked twice (count, then ingest) rather than held in a list, so a folder
+            # of a million files costs no more memory than a folder of ten.
+            for file, explicit in walk_paths(paths, cancel=cancel):
+                if not explicit and file.suffix.lower() not in supported:
+                    report.skipped_unsupported += 1
+                    continue
+                try:
+                    size = file.stat().st_size
+                except OSError:
+                    size = 0
+                yield file, size
+
+        total_files = total_bytes = 0
+        listed: list[Path] = []
+        for file, size in candidates():
+            total_files += 1
+            total_bytes += size
+            if total_files <= QUEUE_LISTING_LIMIT:
+                listed.append(file)
         done_bytes = 0
 
         def emit(path: Path, stage: Any, done: int, **extra: Any) -> None:
             if progress is not None:
                 progress(
                     IngestProgress(
-                        str(path), stage, done, len(files), done_bytes, total_bytes, **extra
+                        str(path), stage, done, total_files, done_bytes, total_bytes, **extra
                     )
                 )
 
-        for file, _ in files:
-            emit(file, "queued", 0)
-        for number, (file, size) in enumerate(files):
+        if total_files <= QUEUE_LISTING_LIMIT:
+            for file in listed:
+                emit(file, "queued", 0)
+        listed.clear()
+        skipped, number = report.skipped_unsupported, 0
+        for file, size in candidates():
+            if number >= total_files:  # files that appeared after the count wait for next time
+                break
             if cancel.cancelled:
                 report.cancelled = True
                 report.files.append(FileOutcome(str(file), "cancelled"))
                 emit(file, "cancelled", number)
+                number += 1
                 continue
             emit(file, "reading", number)
             outcome = self._ingest_one(file, passwords.get(str(file)), cancel, emit, number)
             report.files.append(outcome)
             done_bytes += size
+            number += 1
             if outcome.status == "cancelled":
                 report.cancelled = True
             emit(
                 file,
                 outcome.status,
-                number + 1,
+                number,
                 chunks=outcome.chunks,
                 error=outcome.error,
                 error_kind=outcome.error_kind,
             )
+        report.skipped_unsupported = skipped  # the second walk counted them again
         return report
 
     def _ingest_one(

@@ -157,7 +157,7 @@ class SqliteDatabase:
             except BaseException:
                 self._depth -= 1
                 if outermost:
-                    self._conn.execute("ROLLBACK")
+                    self._rollback()
                     self._finish(committed=False)
                 raise
             self._depth -= 1
@@ -165,11 +165,15 @@ class SqliteDatabase:
                 try:
                     self._translate(lambda: self._conn.execute("COMMIT"))
                 except BaseException:
-                    with contextlib.suppress(sqlite3.Error):
-                        self._conn.execute("ROLLBACK")
+                    self._rollback()
                     self._finish(committed=False)
                     raise
                 self._finish(committed=True)
+
+    def _rollback(self) -> None:
+        # SQLite rolls back by itself after some errors (a full disk, for one).
+        if self._conn.in_transaction:
+            self._conn.execute("ROLLBACK")
 
     def _finish(self, *, committed: bool) -> None:
         self._owner = None
