@@ -48,6 +48,9 @@ class SourceRef:
         if self.page is not None:
             label = self.page_label if self.page_label and self.page_label != str(self.page) else ""
             return f"p. {self.page}" + (f" (printed {label})" if label else "")
+        record = self.metadata.get("record")
+        if record:
+            return f"{self.heading_path} · {record}" if self.heading_path else str(record)
         return self.heading_path
 
 

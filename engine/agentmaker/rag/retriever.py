@@ -33,6 +33,9 @@ _SCORE_KEYS = (
     "ocr",
     "bm25",
     "vector_similarity",
+    "record",
+    "line",
+    "window",
 )
 
 
