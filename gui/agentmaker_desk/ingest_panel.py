@@ -1,0 +1,313 @@
+"""The ingestion panel: each file with its state, overall progress with ETA, Cancel, Retry."""
+
+from __future__ import annotations
+
+import html
+import time
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QMenu,
+    QProgressBar,
+    QPushButton,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+_PATH_ROLE = Qt.ItemDataRole.UserRole + 1
+_STAGE_ROLE = Qt.ItemDataRole.UserRole + 2
+_KIND_ROLE = Qt.ItemDataRole.UserRole + 3
+_ERROR_COLOUR = QColor("#c62828")
+
+
+def human_bytes(count: float) -> str:
+    """``1.2 MB`` style sizes."""
+    for unit in ("B", "KB", "MB", "GB"):
+        if count < 1024 or unit == "GB":
+            return f"{count:.0f} {unit}" if unit == "B" else f"{count:.1f} {unit}"
+        count /= 1024
+    return f"{count:.1f} GB"
+
+
+class IngestPanel(QWidget):
+    """Shows one ingestion batch; asks the window to cancel or retry through signals."""
+
+    cancelRequested = Signal()
+    retryRequested = Signal(list)  # paths
+    passwordRequested = Signal(str)  # path
+    closeRequested = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("ingestPanel")
+        self._items: dict[str, QTreeWidgetItem] = {}
+        self._started = 0.0
+        self._running = False
+
+        self.title_label = QLabel(self.tr("Adding files"), self)
+        font = self.title_label.font()
+        font.setBold(True)
+        self.title_label.setFont(font)
+        self.progress = QProgressBar(self)
+        self.progress.setObjectName("ingestProgress")
+        self.progress.setAccessibleName(self.tr("Overall progress"))
+        self.progress.setTextVisible(True)
+        self.summary_label = QLabel(self)
+        self.summary_label.setObjectName("ingestSummary")
+        self.summary_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.cancel_button = QPushButton(self.tr("Cancel"), self)
+        self.cancel_button.setToolTip(self.tr("Stop adding files; files already added are kept"))
+        self.cancel_button.clicked.connect(self._cancel)
+        self.retry_button = QPushButton(self.tr("Retry failed files"), self)
+        self.retry_button.clicked.connect(self._retry_failed)
+        self.retry_button.setVisible(False)
+        self.close_button = QPushButton(self.tr("Hide"), self)
+        self.close_button.clicked.connect(self.closeRequested)
+        self.close_button.setVisible(False)
+
+        self.files = QTreeWidget(self)
+        self.files.setObjectName("ingestFiles")
+        self.files.setAccessibleName(self.tr("Files being added"))
+        self.files.setColumnCount(3)
+        self.files.setHeaderLabels([self.tr("File"), self.tr("State"), self.tr("Details")])
+        self.files.setRootIsDecorated(False)
+        self.files.setUniformRowHeights(True)
+        self.files.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        self.files.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.files.customContextMenuRequested.connect(self._context_menu)
+        self.files.itemDoubleClicked.connect(self._double_clicked)
+        header = self.files.header()
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Interactive)
+        header.resizeSection(0, 260)
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
+        header.setStretchLastSection(True)
+
+        top = QHBoxLayout()
+        top.addWidget(self.title_label)
+        top.addWidget(self.progress, 1)
+        top.addWidget(self.cancel_button)
+        top.addWidget(self.retry_button)
+        top.addWidget(self.close_button)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(6, 6, 6, 6)
+        layout.addLayout(top)
+        layout.addWidget(self.summary_label)
+        layout.addWidget(self.files, 1)
+
+    # --- batch lifecycle -----------------------------------------------------------
+
+    def begin(self, paths: Iterable[str]) -> None:
+        """A new batch starts: rows for its files, earlier successes cleared."""
+        for path, item in list(self._items.items()):
+            if item.data(0, _STAGE_ROLE) not in ("failed", "cancelled"):
+                self.files.takeTopLevelItem(self.files.indexOfTopLevelItem(item))
+                del self._items[path]
+        self._started = time.monotonic()
+        self._running = True
+        self.title_label.setText(self.tr("Adding files"))
+        self.progress.setRange(0, 0)  # busy until the first report gives totals
+        self.summary_label.setText(self.tr("Looking at the files…"))
+        self.cancel_button.setVisible(True)
+        self.cancel_button.setEnabled(True)
+        self.retry_button.setVisible(False)
+        self.close_button.setVisible(False)
+        for path in paths:
+            self._row(str(path))
+
+    def update_progress(self, progress: Any) -> None:
+        """Apply one IngestProgress report (on the GUI thread)."""
+        path = str(getattr(progress, "path", "") or "")
+        if path:
+            self._set_state(
+                path,
+                progress.stage,
+                getattr(progress, "chunks", 0),
+                getattr(progress, "error", None),
+                getattr(progress, "error_kind", None),
+            )
+        total = int(getattr(progress, "files_total", 0) or 0)
+        done = int(getattr(progress, "files_done", 0) or 0)
+        if total:
+            self.progress.setRange(0, total)
+            self.progress.setValue(min(done, total))
+            self.progress.setFormat(self.tr("%v of %m files"))
+        self.summary_label.setText(self._summary(progress))
+
+    def finish(self, report: Any) -> None:
+        """The batch ended; ``report`` is the BatchReport (authoritative final states)."""
+        self._running = False
+        counts = {"indexed": 0, "unchanged": 0, "failed": 0, "cancelled": 0}
+        for outcome in getattr(report, "files", []) or []:
+            status = outcome.status
+            counts[status] = counts.get(status, 0) + 1
+            self._set_state(
+                str(outcome.path),
+                status,
+                getattr(outcome, "chunks", 0),
+                getattr(outcome, "error", None),
+                getattr(outcome, "error_kind", None),
+            )
+        total = sum(counts.values())
+        self.progress.setRange(0, max(total, 1))
+        self.progress.setValue(total - counts["cancelled"])
+        self.progress.setFormat(self.tr("%v of %m files"))
+        parts = [self.tr("{n} added").format(n=counts["indexed"])]
+        if counts["unchanged"]:
+            parts.append(self.tr("{n} already up to date").format(n=counts["unchanged"]))
+        if counts["failed"]:
+            parts.append(self.tr("{n} could not be read").format(n=counts["failed"]))
+        if counts["cancelled"] or getattr(report, "cancelled", False):
+            parts.append(self.tr("{n} not added (cancelled)").format(n=counts["cancelled"]))
+        self.title_label.setText(
+            self.tr("Cancelled") if getattr(report, "cancelled", False) else self.tr("Done")
+        )
+        self.summary_label.setText(", ".join(parts) + ".")
+        self.cancel_button.setVisible(False)
+        self.retry_button.setVisible(bool(self.failed_paths()))
+        self.close_button.setVisible(True)
+
+    def fail(self, message: str) -> None:
+        """The whole batch failed (e.g. the library could not be written)."""
+        self._running = False
+        self.progress.setRange(0, 1)
+        self.progress.setValue(0)
+        self.title_label.setText(self.tr("Adding files failed"))
+        self.summary_label.setText(message)
+        self.cancel_button.setVisible(False)
+        self.close_button.setVisible(True)
+
+    # --- reading back ---------------------------------------------------------
+
+    @property
+    def running(self) -> bool:
+        return self._running
+
+    def state_of(self, path: str) -> str | None:
+        """The stage shown for ``path`` (``queued``, ``indexed``, ``failed``…)."""
+        item = self._items.get(str(path))
+        return item.data(0, _STAGE_ROLE) if item is not None else None
+
+    def failed_paths(self, kind: str | None = None) -> list[str]:
+        """Paths whose last state is failed (optionally only of one error kind)."""
+        return [
+            path
+            for path, item in self._items.items()
+            if item.data(0, _STAGE_ROLE) == "failed"
+            and (kind is None or item.data(0, _KIND_ROLE) == kind)
+        ]
+
+    # --- internals --------------------------------------------------------------
+
+    def _row(self, path: str) -> QTreeWidgetItem:
+        item = self._items.get(path)
+        if item is None:
+            item = QTreeWidgetItem([Path(path).name or path, self.tr("Waiting"), ""])
+            item.setData(0, _PATH_ROLE, path)
+            item.setData(0, _STAGE_ROLE, "queued")
+            item.setToolTip(0, f"<p>{html.escape(path)}</p>")  # tooltips guess rich text
+            self.files.addTopLevelItem(item)
+            self._items[path] = item
+        return item
+
+    def _set_state(self, path: str, stage: str, chunks: Any, error: Any, kind: Any) -> None:
+        item = self._row(path)
+        labels = {
+            "queued": self.tr("Waiting"),
+            "reading": self.tr("Reading…"),
+            "embedding": self.tr("Indexing…"),
+            "indexed": self.tr("Added"),
+            "unchanged": self.tr("Already up to date"),
+            "failed": self.tr("Could not be read"),
+            "cancelled": self.tr("Cancelled"),
+        }
+        item.setText(1, labels.get(stage, stage))
+        item.setData(0, _STAGE_ROLE, stage)
+        item.setData(0, _KIND_ROLE, kind)
+        if stage == "failed":
+            detail = str(error or self.tr("Unknown problem."))
+            if kind == "password_required":
+                detail += " " + self.tr("Double-click to enter the password.")
+            item.setText(2, detail)
+            item.setToolTip(2, f"<p>{html.escape(detail)}</p>")
+            for column in range(3):
+                item.setForeground(column, _ERROR_COLOUR)
+        else:
+            if stage == "indexed":
+                item.setText(2, self.tr("{n} passages").format(n=chunks or 0))
+            elif stage in ("queued", "reading", "embedding", "unchanged", "cancelled"):
+                item.setText(2, "")
+            for column in range(3):
+                item.setData(column, Qt.ItemDataRole.ForegroundRole, None)
+
+    def _summary(self, progress: Any) -> str:
+        done = int(getattr(progress, "files_done", 0) or 0)
+        total = int(getattr(progress, "files_total", 0) or 0)
+        bytes_done = float(getattr(progress, "bytes_done", 0) or 0)
+        bytes_total = float(getattr(progress, "bytes_total", 0) or 0)
+        parts = [self.tr("{done} of {total} files").format(done=done, total=total)]
+        if bytes_total:
+            parts.append(
+                self.tr("{done} of {total}").format(
+                    done=human_bytes(bytes_done), total=human_bytes(bytes_total)
+                )
+            )
+        eta = self._eta(done, total, bytes_done, bytes_total)
+        if eta:
+            parts.append(eta)
+        return " · ".join(parts)
+
+    def _eta(self, done: int, total: int, bytes_done: float, bytes_total: float) -> str:
+        elapsed = time.monotonic() - self._started
+        fraction = bytes_done / bytes_total if bytes_total else (done / total if total else 0.0)
+        if elapsed < 1.0 or fraction <= 0.02 or fraction >= 1.0:
+            return ""
+        remaining = elapsed * (1.0 - fraction) / fraction
+        if remaining < 60:
+            return self.tr("about {n} s left").format(n=max(1, round(remaining)))
+        return self.tr("about {n} min left").format(n=round(remaining / 60))
+
+    def _cancel(self) -> None:
+        self.cancel_button.setEnabled(False)
+        self.summary_label.setText(self.tr("Cancelling… files already added are kept."))
+        self.cancelRequested.emit()
+
+    def _retry_failed(self) -> None:
+        paths = self.failed_paths()
+        if paths:
+            self.retryRequested.emit(paths)
+
+    def _double_clicked(self, item: QTreeWidgetItem, _column: int) -> None:
+        if item.data(0, _STAGE_ROLE) != "failed" or self._running:
+            return
+        path = item.data(0, _PATH_ROLE)
+        if item.data(0, _KIND_ROLE) == "password_required":
+            self.passwordRequested.emit(path)
+        else:
+            self.retryRequested.emit([path])
+
+    def _context_menu(self, point: Any) -> None:
+        selected = [i for i in self.files.selectedItems() if i.data(0, _STAGE_ROLE) == "failed"]
+        if not selected or self._running:
+            return
+        menu = QMenu(self)
+        retry = menu.addAction(self.tr("Retry"))
+        retry.triggered.connect(
+            lambda: self.retryRequested.emit([i.data(0, _PATH_ROLE) for i in selected])
+        )
+        locked = [i for i in selected if i.data(0, _KIND_ROLE) == "password_required"]
+        if len(locked) == 1:
+            password = menu.addAction(self.tr("Enter password…"))
+            password.triggered.connect(
+                lambda: self.passwordRequested.emit(locked[0].data(0, _PATH_ROLE))
+            )
+        menu.popup(self.files.viewport().mapToGlobal(point))

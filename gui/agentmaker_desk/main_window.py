@@ -1,0 +1,511 @@
+"""The main window: chunk browser on the left, question, answer and sources on the right."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QSize, Qt, Signal
+from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence, QShortcut
+from PySide6.QtWidgets import (
+    QFileDialog,
+    QLabel,
+    QMainWindow,
+    QMessageBox,
+    QProgressBar,
+    QSplitter,
+    QStackedWidget,
+    QToolBar,
+    QVBoxLayout,
+    QWidget,
+)
+
+from agentmaker_desk.answer_pane import AnswerPane
+from agentmaker_desk.ask_box import AskBar, local_paths
+from agentmaker_desk.bridge import EngineBridge
+from agentmaker_desk.chunk_browser import ChunkBrowser
+from agentmaker_desk.chunk_tree_model import document_title
+from agentmaker_desk.empty_state import EmptyLibraryView
+from agentmaker_desk.icons import icon
+from agentmaker_desk.ingest_panel import IngestPanel
+from agentmaker_desk.password_dialog import ask_password
+from agentmaker_desk.settings import ApiKeyStore, DeskSettings, SettingsStore
+from agentmaker_desk.settings_dialog import SettingsDialog
+from agentmaker_desk.source_view import SourceView
+from agentmaker_desk.sources_view import SourcesView
+
+
+class MainWindow(QMainWindow):
+    """The whole app window; every engine call goes through ``bridge``."""
+
+    languageChangeRequested = Signal(str)
+
+    def __init__(
+        self,
+        bridge: EngineBridge,
+        store: SettingsStore,
+        keys: ApiKeyStore,
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.bridge = bridge
+        self.store = store
+        self.keys = keys
+        self.settings: DeskSettings = store.load()
+        self._sources: dict[int, Any] = {}
+        self._shown_chunk_id: str | None = None
+        self._dialogs: set[QWidget] = set()
+        self._asking: set[str] = set()  # files whose password is being asked for
+        self.setObjectName("mainWindow")
+        self.setWindowTitle(self.tr("agentmaker Desk"))
+        self.setWindowIcon(icon("app"))
+        self.setAcceptDrops(True)
+        self.resize(1280, 820)
+
+        self._build_widgets()
+        self._build_actions()
+        self._connect_bridge()
+        self.browser.set_source(bridge.source_store, bridge.loader)
+        self._show_documents(bridge.documents)
+
+    # --- construction -------------------------------------------------------------
+
+    def _build_widgets(self) -> None:
+        self.browser = ChunkBrowser(self)
+        self.ask_bar = AskBar(self)
+        self.answer_pane = AnswerPane(self)
+        self.sources_view = SourcesView(self)
+        self.source_view = SourceView(self)
+        self.ingest_panel = IngestPanel(self)
+        self.ingest_panel.setVisible(False)
+        self.empty_view = EmptyLibraryView(self)
+
+        answer_area = QWidget(self)
+        answer_layout = QVBoxLayout(answer_area)
+        answer_layout.setContentsMargins(0, 0, 0, 0)
+        answer_layout.addWidget(self.ask_bar)
+        answer_layout.addWidget(self.answer_pane, 1)
+
+        self.lower_splitter = QSplitter(Qt.Orientation.Horizontal, self)
+        self.lower_splitter.addWidget(self.sources_view)
+        self.lower_splitter.addWidget(self.source_view)
+        self.lower_splitter.setSizes([520, 460])
+
+        self.right_splitter = QSplitter(Qt.Orientation.Vertical, self)
+        self.right_splitter.addWidget(answer_area)
+        self.right_splitter.addWidget(self.lower_splitter)
+        self.right_splitter.setSizes([420, 380])
+
+        self.main_splitter = QSplitter(Qt.Orientation.Horizontal, self)
+        self.main_splitter.addWidget(self.browser)
+        self.main_splitter.addWidget(self.right_splitter)
+        self.main_splitter.setSizes([340, 940])
+
+        self.stack = QStackedWidget(self)
+        self.stack.addWidget(self.empty_view)
+        self.stack.addWidget(self.main_splitter)
+
+        central = QWidget(self)
+        layout = QVBoxLayout(central)
+        layout.setContentsMargins(8, 8, 8, 8)
+        self.outer_splitter = QSplitter(Qt.Orientation.Vertical, central)
+        self.outer_splitter.addWidget(self.stack)
+        self.outer_splitter.addWidget(self.ingest_panel)
+        self.outer_splitter.setSizes([600, 220])
+        self.outer_splitter.setChildrenCollapsible(False)
+        layout.addWidget(self.outer_splitter)
+        self.setCentralWidget(central)
+
+        self.status_label = QLabel(self)
+        self.status_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.statusBar().addWidget(self.status_label, 1)
+        self.work_progress = QProgressBar(self)
+        self.work_progress.setMaximumWidth(220)
+        self.work_progress.setVisible(False)
+        self.statusBar().addPermanentWidget(self.work_progress)
+
+        self.ask_bar.askRequested.connect(self.ask)
+        self.ask_bar.stopRequested.connect(self.bridge.stop_answer)
+        self.ask_bar.filesDropped.connect(self.add_paths)
+        self.answer_pane.citationClicked.connect(self.show_source)
+        self.answer_pane.settingsRequested.connect(self.open_settings)
+        self.sources_view.sourceActivated.connect(self.show_source)
+        self.browser.chunkSelected.connect(self._chunk_selected)
+        self.browser.removeRequested.connect(self.confirm_remove)
+        self.browser.reindexRequested.connect(self.reindex)
+        self.empty_view.addRequested.connect(self.add_files)
+        self.ingest_panel.cancelRequested.connect(self.bridge.cancel_ingest)
+        self.ingest_panel.retryRequested.connect(self.add_paths)
+        self.ingest_panel.passwordRequested.connect(self._password_for)
+        self.ingest_panel.closeRequested.connect(lambda: self.ingest_panel.setVisible(False))
+
+    def _build_actions(self) -> None:
+        file_menu = self.menuBar().addMenu(self.tr("&File"))
+        self.add_files_action = QAction(icon("add"), self.tr("Add files…"), self)
+        self.add_files_action.setShortcut(QKeySequence("Ctrl+O"))
+        self.add_files_action.triggered.connect(self.add_files)
+        self.add_folder_action = QAction(icon("folder"), self.tr("Add folder…"), self)
+        self.add_folder_action.triggered.connect(self.add_folder)
+        self.open_library_action = QAction(self.tr("Open library…"), self)
+        self.open_library_action.triggered.connect(self.choose_library)
+        self.settings_action = QAction(icon("settings"), self.tr("Settings…"), self)
+        self.settings_action.setShortcut(QKeySequence("Ctrl+,"))
+        self.settings_action.setMenuRole(QAction.MenuRole.PreferencesRole)
+        self.settings_action.triggered.connect(self.open_settings)
+        quit_action = QAction(self.tr("Quit"), self)
+        quit_action.setShortcut(QKeySequence.StandardKey.Quit)
+        quit_action.triggered.connect(self.close)
+        for action in (self.add_files_action, self.add_folder_action):
+            file_menu.addAction(action)
+        file_menu.addSeparator()
+        file_menu.addAction(self.open_library_action)
+        file_menu.addSeparator()
+        file_menu.addAction(self.settings_action)
+        file_menu.addSeparator()
+        file_menu.addAction(quit_action)
+
+        toolbar = QToolBar(self.tr("Main"), self)
+        toolbar.setObjectName("mainToolbar")
+        toolbar.setMovable(False)
+        toolbar.setIconSize(QSize(20, 20))
+        toolbar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        toolbar.addAction(self.add_files_action)
+        toolbar.addAction(self.add_folder_action)
+        spacer = QWidget(toolbar)
+        spacer.setSizePolicy(
+            spacer.sizePolicy().Policy.Expanding, spacer.sizePolicy().Policy.Preferred
+        )
+        toolbar.addWidget(spacer)
+        toolbar.addAction(self.settings_action)
+        settings_button = toolbar.widgetForAction(self.settings_action)
+        settings_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonIconOnly)
+        settings_button.setAccessibleName(self.tr("Settings"))
+        settings_button.setToolTip(self.tr("Settings (Ctrl+,)"))
+        self.addToolBar(toolbar)
+
+        focus = QShortcut(QKeySequence("Ctrl+L"), self)
+        focus.activated.connect(self.focus_question)
+        stop = QShortcut(QKeySequence(Qt.Key.Key_Escape), self)
+        stop.activated.connect(self.bridge.stop_answer)
+
+    def _connect_bridge(self) -> None:
+        # Bound methods only: Qt disconnects them when this window is destroyed.
+        b = self.bridge
+        b.documentsListed.connect(self._show_documents)
+        b.libraryOpened.connect(self._library_opened)
+        b.libraryFailed.connect(self._library_failed)
+        b.ingestStarted.connect(self._ingest_started)
+        b.ingestProgress.connect(self.ingest_panel.update_progress)
+        b.ingestFinished.connect(self._ingest_finished)
+        b.ingestFailed.connect(self.ingest_panel.fail)
+        b.answerStarted.connect(self._answer_started)
+        b.answerSources.connect(self._answer_sources)
+        b.answerPiece.connect(self.answer_pane.append)
+        b.answerFinished.connect(self._answer_finished)
+        b.answerFailed.connect(self._answer_failed)
+        b.reembedProgress.connect(self._reembed_progress)
+        b.reembedFinished.connect(self._reembed_finished)
+        b.reembedFailed.connect(self._reembed_failed)
+        b.notice.connect(self._notice)
+
+    # --- files in ------------------------------------------------------------------
+
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
+        if local_paths(event.mimeData()):
+            event.acceptProposedAction()
+        else:
+            event.ignore()
+
+    def dragMoveEvent(self, event: Any) -> None:
+        if local_paths(event.mimeData()):
+            event.acceptProposedAction()
+
+    def dropEvent(self, event: QDropEvent) -> None:
+        paths = local_paths(event.mimeData())
+        if paths:
+            event.acceptProposedAction()
+            self.add_paths(paths)
+
+    def add_paths(self, paths: list[str], passwords: dict[str, str] | None = None) -> Any:
+        """Add files and folders to the library (in the background)."""
+        if self.bridge.library is None:
+            self._notice(self.tr("No library is open."))
+            return None
+        return self.bridge.ingest(paths, passwords)
+
+    def add_files(self) -> None:
+        """Pick files to add (non-modal dialog)."""
+        dialog = QFileDialog(self, self.tr("Add files to the library"))
+        dialog.setFileMode(QFileDialog.FileMode.ExistingFiles)
+        dialog.setNameFilters(
+            [
+                self.tr(
+                    "Documents (*.pdf *.docx *.md *.markdown *.txt *.html *.htm *.csv *.json "
+                    "*.jsonl *.epub)"
+                ),
+                self.tr("All files (*)"),
+            ]
+        )
+        dialog.filesSelected.connect(self.add_paths)
+        self._open_dialog(dialog)
+
+    def add_folder(self) -> None:
+        """Pick a folder to add (non-modal dialog)."""
+        dialog = QFileDialog(self, self.tr("Add a folder to the library"))
+        dialog.setFileMode(QFileDialog.FileMode.Directory)
+        dialog.setOption(QFileDialog.Option.ShowDirsOnly, True)
+        dialog.fileSelected.connect(lambda path: self.add_paths([path]))
+        self._open_dialog(dialog)
+
+    def choose_library(self) -> None:
+        """Open or create another library file."""
+        dialog = QFileDialog(self, self.tr("Open or create a library"))
+        dialog.setFileMode(QFileDialog.FileMode.AnyFile)
+        dialog.setNameFilters([self.tr("Libraries (*.agentmaker.sqlite *.sqlite)")])
+        dialog.setDefaultSuffix("agentmaker.sqlite")
+        dialog.fileSelected.connect(self.open_library)
+        self._open_dialog(dialog)
+
+    def open_library(self, path: str) -> Any:
+        """Switch to the library at ``path``."""
+        self.answer_pane.clear()
+        self.sources_view.clear()
+        self.source_view.clear()
+        return self.bridge.spawn(self.bridge.open_library(path, settings=self.settings))
+
+    def _open_dialog(self, dialog: QWidget) -> None:
+        self._dialogs.add(dialog)
+        dialog.finished.connect(lambda _r: self._dialogs.discard(dialog))
+        dialog.open()
+
+    # --- bridge reactions: library and ingestion --------------------------------------
+
+    def _library_opened(self, path: str) -> None:
+        self.browser.set_source(self.bridge.source_store, self.bridge.loader)
+        self.setWindowTitle(self.tr("{name} — agentmaker Desk").format(name=Path(path).name))
+        if self.settings.last_library != path:
+            self.settings.last_library = path
+            self.store.save(self.settings)
+
+    def _library_failed(self, message: str) -> None:
+        box = QMessageBox(
+            QMessageBox.Icon.Warning,
+            self.tr("The library could not be opened"),
+            message,
+            QMessageBox.StandardButton.Ok,
+            self,
+        )
+        box.setTextFormat(Qt.TextFormat.PlainText)
+        self._open_dialog(box)
+
+    def _show_documents(self, documents: list[Any]) -> None:
+        self.browser.set_documents(documents)
+        self.stack.setCurrentWidget(self.main_splitter if documents else self.empty_view)
+        passages = sum(int(getattr(d, "chunk_count", 0) or 0) for d in documents)
+        self.status_label.setText(
+            self.tr("{docs} documents, {passages} passages").format(
+                docs=len(documents), passages=f"{passages:,}"
+            )
+        )
+
+    def _ingest_started(self, paths: list[str]) -> None:
+        self.ingest_panel.begin([])
+        self.ingest_panel.setVisible(True)
+
+    def _ingest_finished(self, report: Any) -> None:
+        self.ingest_panel.finish(report)
+        locked = [
+            f.path
+            for f in report.files
+            if f.error_kind == "password_required" and f.path not in self._asking
+        ]
+        if locked and not report.cancelled:
+            self.bridge.spawn(self.ask_passwords(locked), "passwords")
+
+    async def ask_passwords(self, paths: list[str]) -> None:
+        """Ask for each locked file's password (one dialog at a time) and retry."""
+        self._asking.update(paths)
+        for path in paths:
+            await self._retry_with_password(path)
+
+    def _password_for(self, path: str) -> None:
+        if path not in self._asking:
+            self.bridge.spawn(self._retry_with_password(path), "password")
+
+    async def _retry_with_password(self, path: str) -> None:
+        # One prompt per file: the retry's own "finished" must not open a second one.
+        self._asking.add(path)
+        try:
+            wrong = False
+            while True:
+                password = await ask_password(path, wrong=wrong, parent=self)
+                if password is None:
+                    return
+                report = await self.bridge.aingest([path], {path: password})
+                if report is None:
+                    return
+                if not any(f.error_kind == "password_required" for f in report.files):
+                    return
+                wrong = True
+        finally:
+            self._asking.discard(path)
+
+    def confirm_remove(self, doc_id: str) -> None:
+        """Ask before removing a document (non-modal)."""
+        info = self.bridge.document(doc_id)
+        name = document_title(info) if info is not None else doc_id
+        box = QMessageBox(
+            QMessageBox.Icon.Question,
+            self.tr("Remove document"),
+            self.tr("Remove “{name}” from the library? The file itself is not deleted.").format(
+                name=name
+            ),
+            QMessageBox.StandardButton.Cancel,
+            self,
+        )
+        box.setTextFormat(Qt.TextFormat.PlainText)
+        remove = box.addButton(self.tr("Remove"), QMessageBox.ButtonRole.DestructiveRole)
+        box.buttonClicked.connect(
+            lambda button: self.remove_document(doc_id) if button is remove else None
+        )
+        self._open_dialog(box)
+
+    def remove_document(self, doc_id: str) -> Any:
+        self.source_view.clear()
+        return self.bridge.spawn(self.bridge.remove_document(doc_id), "remove")
+
+    def reindex(self, doc_id: str) -> Any:
+        return self.bridge.spawn(self.bridge.reindex_document(doc_id), "reindex")
+
+    # --- asking -------------------------------------------------------------------
+
+    def focus_question(self) -> None:
+        self.ask_bar.edit.setFocus()
+        self.ask_bar.edit.selectAll()
+
+    def ask(self, question: str) -> Any:
+        """Ask ``question`` (stops an answer still being written)."""
+        if self.bridge.library is None:
+            return None
+        return self.bridge.ask(question)
+
+    def _answer_started(self, question: str) -> None:
+        self._sources = {}
+        self._shown_chunk_id = None
+        self.sources_view.clear()
+        self.source_view.clear()
+        self.answer_pane.start(question)
+        self.ask_bar.set_answering(True)
+
+    def _answer_sources(self, sources: list[Any], extractive: bool) -> None:
+        self._sources = {int(s.n): s for s in sources}
+        self.answer_pane.set_sources(sources, extractive)
+        self.sources_view.set_sources(sources)
+
+    def _answer_finished(self, stopped: bool) -> None:
+        self.answer_pane.finish(stopped)
+        self.ask_bar.set_answering(False)
+
+    def _answer_failed(self, message: str) -> None:
+        self.answer_pane.fail(message)
+        self.ask_bar.set_answering(False)
+
+    def show_source(self, n: int) -> Any:
+        """Show source ``n``: its passage highlighted in its document, selected in the tree."""
+        source = self._sources.get(n)
+        if source is None:
+            return None
+        self.sources_view.select_source(n)
+        return self.bridge.spawn(self._show_source(source), "show-source")
+
+    async def _show_source(self, source: Any) -> None:
+        chunk = await self.bridge.get_chunk(source.chunk_id) if source.chunk_id else None
+        if chunk is None:  # the document changed since the answer: show the quoted text
+            chunk = source
+        await self._show_chunk(chunk, source.doc_id, source.title, source.source)
+        self.browser.reveal_chunk(source.doc_id, chunk.heading_path, chunk.chunk_id)
+
+    def _chunk_selected(self, chunk: Any, info: Any) -> None:
+        if chunk.chunk_id == self._shown_chunk_id or info is None:
+            return
+        self.bridge.spawn(
+            self._show_chunk(chunk, info.doc_id, info.title, info.source), "show-chunk"
+        )
+
+    async def _show_chunk(self, chunk: Any, doc_id: str, title: str, source: str) -> None:
+        text = await self.bridge.document_text(doc_id)
+        self._shown_chunk_id = getattr(chunk, "chunk_id", None)
+        self.source_view.show_passage(
+            title=title, source_path=source, document_text=text, chunk=chunk, doc_id=doc_id
+        )
+
+    # --- settings -----------------------------------------------------------------
+
+    def open_settings(self) -> SettingsDialog:
+        """Open the settings dialog (non-modal)."""
+        passages = sum(int(getattr(d, "chunk_count", 0) or 0) for d in self.bridge.documents)
+        dialog = SettingsDialog(
+            self.settings,
+            self.keys,
+            discover=self.bridge.discover_servers,
+            passage_count=passages,
+            parent=self,
+        )
+        dialog.applied.connect(self.apply_settings)
+        self._open_dialog(dialog)
+        return dialog
+
+    def apply_settings(self, settings: DeskSettings, _key_changed: bool = False) -> None:
+        """Save and apply new settings; re-embed in the background when the embedder changed."""
+        old = self.settings
+        self.settings = settings
+        self.store.save(settings)
+        self.bridge.apply_settings(settings)
+        embedder_changed = (
+            settings.embedder.kind,
+            settings.embedder.base_url,
+            settings.embedder.model,
+        ) != (old.embedder.kind, old.embedder.base_url, old.embedder.model)
+        if embedder_changed and self.bridge.library is not None:
+            self.bridge.spawn(self._reembed(settings), "reembed")
+        if settings.language != old.language:
+            self.languageChangeRequested.emit(settings.language)
+
+    async def _reembed(self, settings: DeskSettings) -> None:
+        try:
+            embedder = self.bridge.make_embedder(settings.embedder)
+        except Exception as error:  # a bad address is a message, not a crash
+            self._notice(str(error))
+            return
+        self.work_progress.setVisible(True)
+        self.work_progress.setRange(0, 0)
+        self._notice(self.tr("Re-computing search vectors with the new embedding model…"))
+        await self.bridge.reembed(embedder)
+
+    def _reembed_progress(self, done: int, total: int) -> None:
+        self.work_progress.setVisible(True)
+        self.work_progress.setRange(0, max(total, 1))
+        self.work_progress.setValue(done)
+        self.work_progress.setFormat(self.tr("Vectors %v of %m"))
+
+    def _reembed_finished(self, cancelled: bool) -> None:
+        self.work_progress.setVisible(False)
+        self._notice(
+            self.tr("Re-embedding was cancelled; the old vectors are kept.")
+            if cancelled
+            else self.tr("The library now searches with the new embedding model.")
+        )
+
+    def _reembed_failed(self, message: str) -> None:
+        self.work_progress.setVisible(False)
+        self._notice(message)
+
+    def _notice(self, message: str) -> None:
+        self.statusBar().showMessage(message, 10_000)
+
+    # --- closing --------------------------------------------------------------------
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        self.bridge.stop_answer()
+        self.bridge.cancel_ingest()
+        super().closeEvent(event)

@@ -1,0 +1,216 @@
+"""``agentmaker-desk --screenshots DIR``: render the main states of the window to PNG.
+
+Uses a throw-away library of a few sample documents, the real ingestion pipeline and
+the real widgets. The streamed answer in the screenshots is a scripted one (no
+language model is reachable offline); everything else is what a person would see.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QCoreApplication
+from PySide6.QtWidgets import QApplication, QWidget
+
+from agentmaker_desk.bridge import EngineBridge
+from agentmaker_desk.i18n import install_language
+from agentmaker_desk.main_window import MainWindow
+from agentmaker_desk.settings import ApiKeyStore, SettingsStore
+
+SAMPLES = {
+    "Tenancy agreement.md": """# Tenancy agreement
+
+## Rent
+The rent is 950 EUR per month, paid on the first working day of each month
+by bank transfer. The rent may be raised once a year, with two months' notice.
+
+## Deposit
+The deposit is three months' rent (2,850 EUR). It is returned within six weeks
+after the tenancy ends, minus the cost of repairing damage beyond normal wear.
+
+## Repairs
+The landlord repairs the heating, plumbing and wiring. The tenant replaces light
+bulbs and keeps the drains clear. Report damage within one week in writing.
+
+## Ending the tenancy
+Either side may end the tenancy with three months' notice in writing. The notice
+period starts on the first day of the following month.
+""",
+    "Heating manual.md": """# Heating manual
+
+## Thermostat
+Turn the dial to set the room temperature. 20 °C is comfortable for living rooms;
+each degree lower saves about six percent of heating energy.
+
+## Boiler
+### Pressure
+The pressure gauge should show between 1.0 and 2.0 bar when the heating is cold.
+Below 1.0 bar, top up with the filling loop under the boiler.
+
+### Error codes
+E1 means low pressure; E2 means the flame went out: press reset once and wait
+ten minutes. If the error returns, call the landlord.
+""",
+    "Travel policy.txt": """Travel policy
+
+Train travel is preferred for trips under 600 km. Book second class; first class
+is allowed when the journey is longer than four hours.
+
+Hotel costs are reimbursed up to 130 EUR per night in large cities and 95 EUR
+elsewhere. Keep every receipt: claims without receipts are not paid.
+""",
+    "租房须知.md": """# 租房须知
+
+## 押金
+押金为三个月租金，租期结束后六周内退还。
+
+## 维修
+房东负责暖气、水管和电路的维修；租客负责更换灯泡。
+""",
+}
+
+SCRIPTED_ANSWER = (
+    "The deposit is **three months' rent** (2,850 EUR) [1]. It is returned within six "
+    "weeks after the tenancy ends, minus the cost of repairing damage beyond normal "
+    "wear [1]. To end the tenancy, either side gives three months' notice in writing [2]."
+)
+
+SCRIPTED_ANSWER_ZH = (
+    "押金为**三个月租金**，租期结束后六周内退还 [1]。房东负责暖气、水管和电路的维修，"
+    "租客负责更换灯泡 [2]。"
+)
+
+
+def _grab(widget: QWidget, path: Path) -> Path:
+    QApplication.processEvents()
+    widget.grab().save(str(path))
+    return path
+
+
+async def _pause(seconds: float = 0.15) -> None:
+    await asyncio.sleep(seconds)
+    QApplication.processEvents()
+
+
+def _embedder() -> Any:
+    """The built-in embedder when it loads; the fake one otherwise (screenshots only)."""
+    try:
+        from agentmaker.models.local_embedder import LocalEmbedder
+
+        embedder = LocalEmbedder()
+        embedder.embed_batch(["warm-up"])
+        return embedder
+    except Exception:  # no model files: the pictures do not depend on the vectors
+        from agentmaker.testing import FakeEmbedder
+
+        return FakeEmbedder()
+
+
+async def render_screenshots(out_dir: Path, languages: list[str]) -> list[Path]:
+    """Render every state in every language; returns the written files."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    written: list[Path] = []
+    embedder = _embedder()
+    for language in languages:
+        install_language(language)
+        with tempfile.TemporaryDirectory() as tmp:
+            written += await _render_language(Path(tmp), out_dir, language, embedder)
+    return written
+
+
+async def _render_language(tmp: Path, out: Path, lang: str, embedder: Any) -> list[Path]:
+    from agentmaker.rag.batch import IngestProgress
+    from agentmaker.testing import ScriptedLLM
+
+    docs = tmp / "Documents"
+    docs.mkdir()
+    for name, text in SAMPLES.items():
+        (docs / name).write_text(text, encoding="utf-8")
+    store = SettingsStore(tmp / "settings.ini")
+    bridge = EngineBridge(embedder=embedder, keys=ApiKeyStore())
+    window = MainWindow(bridge, store, ApiKeyStore())
+    window.resize(1280, 800)
+    window.show()
+    await bridge.open_library(tmp / "Library.agentmaker.sqlite")
+    await _pause()
+    files: list[Path] = [_grab(window, out / f"01-empty-{lang}.png")]
+
+    # Ingestion in progress: the panel fed with the reports a running batch sends.
+    paths = [str(docs / n) for n in SAMPLES] + [str(docs / "Scanned contract.pdf")]
+    window._ingest_started(paths)
+    total = sum(len(t.encode()) for t in SAMPLES.values()) + 40_000
+    stages = ["indexed", "indexed", "embedding", "reading", "failed"]
+    for done, (path, stage) in enumerate(zip(paths, stages, strict=True)):
+        failed = stage == "failed"
+        window.ingest_panel.update_progress(IngestProgress(path, "queued", 0, len(paths), 0, total))
+        window.ingest_panel.update_progress(
+            IngestProgress(
+                path,
+                stage,
+                min(done, 2),
+                len(paths),
+                total // 3,
+                total,
+                chunks=4,
+                error=QCoreApplication.translate(
+                    "Screenshots",
+                    "Scanned contract.pdf: is password-protected. Enter its password to index it.",
+                )
+                if failed
+                else None,
+                error_kind="password_required" if failed else None,
+            )
+        )
+    window.ingest_panel._started -= 6  # a few seconds in, so an ETA shows
+    window.ingest_panel.update_progress(
+        IngestProgress(paths[2], "embedding", 2, len(paths), total // 2, total, chunks=6)
+    )
+    await _pause()
+    files.append(_grab(window, out / f"02-ingesting-{lang}.png"))
+
+    await bridge.aingest([str(docs / n) for n in SAMPLES])
+    window.ingest_panel.setVisible(False)
+    await _pause()
+    model = window.browser.model
+    for row in range(model.rowCount()):
+        if model.index(row, 0).data() == "Heating manual":
+            doc = model.index(row, 0)
+            window.browser.tree.expand(doc)
+            await _pause()
+            heading = model.index(min(2, model.rowCount(doc) - 1), 0, doc)
+            window.browser.tree.expand(heading)
+            await _pause()
+            window.browser.tree.setCurrentIndex(model.index(0, 0, heading))
+    await _pause(0.3)
+    files.append(_grab(window, out / f"03-browser-{lang}.png"))
+
+    answer = SCRIPTED_ANSWER_ZH if lang.startswith("zh") else SCRIPTED_ANSWER
+    bridge.library.set_llm(ScriptedLLM([answer], delay=0.005))
+    question = QCoreApplication.translate(
+        "Screenshots", "How much is the deposit and when do I get it back?"
+    )
+    window.ask_bar.edit.setPlainText(question)
+    await bridge.aask(question)
+    await _pause()
+    window.show_source(1)
+    await bridge.wait_idle()
+    await _pause(0.3)
+    files.append(_grab(window, out / f"04-answer-{lang}.png"))
+
+    bridge.library.set_llm(None)
+    await bridge.aask(question)
+    await _pause(0.3)
+    files.append(_grab(window, out / f"05-extractive-{lang}.png"))
+
+    dialog = window.open_settings()
+    await _pause(0.2)
+    files.append(_grab(dialog, out / f"06-settings-{lang}.png"))
+    dialog.reject()
+    await bridge.close_library()
+    window.close()
+    window.deleteLater()
+    await _pause()
+    return files

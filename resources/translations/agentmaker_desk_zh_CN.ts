@@ -1,0 +1,910 @@
+<?xml version='1.0' encoding='utf-8'?>
+<!DOCTYPE TS>
+<TS version="2.1" language="zh_CN" sourcelanguage="en">
+<context>
+    <name>AnswerPane</name>
+    <message>
+        <location filename="../../gui/agentmaker_desk/answer_pane.py" line="83" />
+        <source>Extractive answer — no language model is configured.</source>
+        <extracomment>How often, at most, streamed text is re-rendered (milliseconds).</extracomment>
+        <translation>摘录式回答——尚未配置语言模型。</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/answer_pane.py" line="85" />
+        <source>Choose a language model in Settings</source>
+        <translation>在“设置”中选择语言模型</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/answer_pane.py" line="95" />
+        <source>Answer</source>
+        <translation>回答</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/answer_pane.py" line="97" />
+        <source>Ask a question about your documents. The answer appears here.</source>
+        <translation>就你的文档提一个问题，回答会显示在这里。</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/answer_pane.py" line="124" />
+        <source>Searching your documents…</source>
+        <translation>正在搜索你的文档…</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/answer_pane.py" line="134" />
+        <source>Writing the answer…</source>
+        <translation>正在撰写回答…</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/answer_pane.py" line="146" />
+        <source>Stopped.</source>
+        <translation>已停止。</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/answer_pane.py" line="148" />
+        <source>No answer was produced.</source>
+        <translation>没有生成回答。</translation>
+    </message>
+</context>
+<context>
+    <name>App</name>
+    <message>
+        <location filename="../../gui/agentmaker_desk/app.py" line="56" />
+        <source>Something went wrong</source>
+        <translation>出了点问题</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/app.py" line="57" />
+        <source>The app ran into an unexpected problem. Your library is safe; you can keep working. Details are in the log file.</source>
+        <translation>应用遇到了意外问题。你的资料库是安全的，可以继续使用。详细信息已写入日志文件。</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/app.py" line="115" />
+        <source>The new language is used when the current work ends or at next start.</source>
+        <translation>新的语言将在当前任务结束后或下次启动时生效。</translation>
+    </message>
+</context>
+<context>
+    <name>AskBar</name>
+    <message>
+        <location filename="../../gui/agentmaker_desk/ask_box.py" line="61" />
+        <source>Question</source>
+        <translation>问题</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/ask_box.py" line="64" />
+        <source>Ask a question about your documents (Enter to ask, Shift+Enter for a new line)</source>
+        <translation>就你的文档提问（按 Enter 提问，Shift+Enter 换行）</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/ask_box.py" line="72" />
+        <source>Ask</source>
+        <translation>提问</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/ask_box.py" line="74" />
+        <source>Ask (Enter)</source>
+        <translation>提问（Enter）</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/ask_box.py" line="80" />
+        <source>Stop the answer</source>
+        <translation>停止回答</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/ask_box.py" line="81" />
+        <source>Stop the answer (Esc)</source>
+        <translation>停止回答（Esc）</translation>
+    </message>
+</context>
+<context>
+    <name>ChunkBrowser</name>
+    <message>
+        <location filename="../../gui/agentmaker_desk/chunk_browser.py" line="49" />
+        <source>Filter documents by name or folder</source>
+        <translation>按名称或文件夹筛选文档</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/chunk_browser.py" line="50" />
+        <source>Filter documents</source>
+        <translation>筛选文档</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/chunk_browser.py" line="60" />
+        <source>Documents and passages</source>
+        <translation>文档与段落</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/chunk_browser.py" line="73" />
+        <source>Passage text</source>
+        <translation>段落文本</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/chunk_browser.py" line="74" />
+        <source>Select a passage to read it here.</source>
+        <translation>选择一个段落，在此阅读。</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/chunk_browser.py" line="154" />
+        <source>read by OCR</source>
+        <translation>通过 OCR 识别</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/chunk_browser.py" line="168" />
+        <source>Re-index “{name}”</source>
+        <translation>重新索引“{name}”</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/chunk_browser.py" line="169" />
+        <source>Remove “{name}” from the library</source>
+        <translation>从资料库中移除“{name}”</translation>
+    </message>
+</context>
+<context>
+    <name>ChunkTreeModel</name>
+    <message>
+        <location filename="../../gui/agentmaker_desk/chunk_tree_model.py" line="248" />
+        <source>Documents</source>
+        <extracomment>Rows inserted per fetchMore call. A loader runs ``work`` (possibly on a worker thread) and calls ``done`` with its result on the GUI thread. The invalid index (the model's root), shared as a default argument.</extracomment>
+        <translation>文档</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/chunk_tree_model.py" line="423" />
+        <source>(text without a heading)</source>
+        <translation>（无标题的文本）</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/chunk_tree_model.py" line="424" />
+        <source>{heading}  ({count})</source>
+        <translation>{heading}  （{count}）</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/chunk_tree_model.py" line="430" />
+        <source>p. {page}</source>
+        <translation>第 {page} 页</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/chunk_tree_model.py" line="440" />
+        <source>{count} passages</source>
+        <translation>{count} 个段落</translation>
+    </message>
+</context>
+<context>
+    <name>EmptyLibraryView</name>
+    <message>
+        <location filename="../../gui/agentmaker_desk/empty_state.py" line="26" />
+        <source>Your library is empty</source>
+        <translation>你的资料库是空的</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/empty_state.py" line="32" />
+        <source>Drop files or folders here, or click Add…</source>
+        <translation>把文件或文件夹拖到这里，或点击“添加…”</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/empty_state.py" line="38" />
+        <source>PDF, Word, Markdown, text, HTML, CSV and JSON files are read on this computer; nothing is uploaded.</source>
+        <translation>PDF、Word、Markdown、纯文本、HTML、CSV 和 JSON 文件都在本机读取，不会上传任何内容。</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/empty_state.py" line="46" />
+        <source>Add files…</source>
+        <translation>添加文件…</translation>
+    </message>
+</context>
+<context>
+    <name>EngineBridge</name>
+    <message>
+        <location filename="../../gui/agentmaker_desk/bridge.py" line="245" />
+        <location filename="../../gui/agentmaker_desk/bridge.py" line="319" />
+        <source>No library is open.</source>
+        <translation>没有打开的资料库。</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/bridge.py" line="302" />
+        <source>Re-indexed “{name}”.</source>
+        <translation>已重新索引“{name}”。</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/bridge.py" line="432" />
+        <source>Re-ranking needs a Cohere API key; it is off.</source>
+        <translation>重排序需要 Cohere API 密钥，目前已关闭。</translation>
+    </message>
+</context>
+<context>
+    <name>IngestPanel</name>
+    <message>
+        <location filename="../../gui/agentmaker_desk/ingest_panel.py" line="57" />
+        <location filename="../../gui/agentmaker_desk/ingest_panel.py" line="117" />
+        <source>Adding files</source>
+        <translation>正在添加文件</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/ingest_panel.py" line="63" />
+        <source>Overall progress</source>
+        <translation>总体进度</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/ingest_panel.py" line="68" />
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/ingest_panel.py" line="69" />
+        <source>Stop adding files; files already added are kept</source>
+        <translation>停止添加文件；已添加的文件会保留</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/ingest_panel.py" line="71" />
+        <source>Retry failed files</source>
+        <translation>重试失败的文件</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/ingest_panel.py" line="74" />
+        <source>Hide</source>
+        <translation>隐藏</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/ingest_panel.py" line="80" />
+        <source>Files being added</source>
+        <translation>正在添加的文件</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/ingest_panel.py" line="82" />
+        <source>File</source>
+        <translation>文件</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/ingest_panel.py" line="82" />
+        <source>State</source>
+        <translation>状态</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/ingest_panel.py" line="82" />
+        <source>Details</source>
+        <translation>详情</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/ingest_panel.py" line="119" />
+        <source>Looking at the files…</source>
+        <translation>正在检查文件…</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/ingest_panel.py" line="143" />
+        <location filename="../../gui/agentmaker_desk/ingest_panel.py" line="163" />
+        <source>%v of %m files</source>
+        <translation>%v / %m 个文件</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/ingest_panel.py" line="164" />
+        <source>{n} added</source>
+        <translation>已添加 {n} 个</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/ingest_panel.py" line="166" />
+        <source>{n} already up to date</source>
+        <translation>{n} 个已是最新</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/ingest_panel.py" line="168" />
+        <source>{n} could not be read</source>
+        <translation>{n} 个无法读取</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/ingest_panel.py" line="170" />
+        <source>{n} not added (cancelled)</source>
+        <translation>{n} 个未添加（已取消）</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/ingest_panel.py" line="172" />
+        <location filename="../../gui/agentmaker_desk/ingest_panel.py" line="231" />
+        <source>Cancelled</source>
+        <translation>已取消</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/ingest_panel.py" line="172" />
+        <source>Done</source>
+        <translation>完成</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/ingest_panel.py" line="184" />
+        <source>Adding files failed</source>
+        <translation>添加文件失败</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/ingest_panel.py" line="214" />
+        <location filename="../../gui/agentmaker_desk/ingest_panel.py" line="225" />
+        <source>Waiting</source>
+        <translation>等待中</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/ingest_panel.py" line="226" />
+        <source>Reading…</source>
+        <translation>正在读取…</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/ingest_panel.py" line="227" />
+        <source>Indexing…</source>
+        <translation>正在索引…</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/ingest_panel.py" line="228" />
+        <source>Added</source>
+        <translation>已添加</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/ingest_panel.py" line="229" />
+        <source>Already up to date</source>
+        <translation>已是最新</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/ingest_panel.py" line="230" />
+        <source>Could not be read</source>
+        <translation>无法读取</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/ingest_panel.py" line="237" />
+        <source>Unknown problem.</source>
+        <translation>未知问题。</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/ingest_panel.py" line="239" />
+        <source>Double-click to enter the password.</source>
+        <translation>双击输入密码。</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/ingest_panel.py" line="246" />
+        <source>{n} passages</source>
+        <translation>{n} 个段落</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/ingest_panel.py" line="257" />
+        <source>{done} of {total} files</source>
+        <translation>第 {done} / {total} 个文件</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/ingest_panel.py" line="260" />
+        <source>{done} of {total}</source>
+        <translation>{done} / {total}</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/ingest_panel.py" line="276" />
+        <source>about {n} s left</source>
+        <translation>约剩 {n} 秒</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/ingest_panel.py" line="277" />
+        <source>about {n} min left</source>
+        <translation>约剩 {n} 分钟</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/ingest_panel.py" line="281" />
+        <source>Cancelling… files already added are kept.</source>
+        <translation>正在取消…已添加的文件会保留。</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/ingest_panel.py" line="303" />
+        <source>Retry</source>
+        <translation>重试</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/ingest_panel.py" line="309" />
+        <source>Enter password…</source>
+        <translation>输入密码…</translation>
+    </message>
+</context>
+<context>
+    <name>MainWindow</name>
+    <message>
+        <location filename="../../gui/agentmaker_desk/main_window.py" line="60" />
+        <source>agentmaker Desk</source>
+        <translation>agentmaker Desk</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/main_window.py" line="143" />
+        <source>&amp;File</source>
+        <translation>文件(&amp;F)</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/main_window.py" line="144" />
+        <source>Add files…</source>
+        <translation>添加文件…</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/main_window.py" line="147" />
+        <source>Add folder…</source>
+        <translation>添加文件夹…</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/main_window.py" line="149" />
+        <source>Open library…</source>
+        <translation>打开资料库…</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/main_window.py" line="151" />
+        <source>Settings…</source>
+        <translation>设置…</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/main_window.py" line="155" />
+        <source>Quit</source>
+        <translation>退出</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/main_window.py" line="167" />
+        <source>Main</source>
+        <translation>主工具栏</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/main_window.py" line="182" />
+        <source>Settings</source>
+        <translation>设置</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/main_window.py" line="183" />
+        <source>Settings (Ctrl+,)</source>
+        <translation>设置（Ctrl+,）</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/main_window.py" line="232" />
+        <source>No library is open.</source>
+        <translation>没有打开的资料库。</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/main_window.py" line="238" />
+        <source>Add files to the library</source>
+        <translation>向资料库添加文件</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/main_window.py" line="243" />
+        <source>Documents (*.pdf *.docx *.md *.markdown *.txt *.html *.htm *.csv *.json *.jsonl *.epub)</source>
+        <translation>文档 (*.pdf *.docx *.md *.markdown *.txt *.html *.htm *.csv *.json *.jsonl *.epub)</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/main_window.py" line="246" />
+        <source>All files (*)</source>
+        <translation>所有文件 (*)</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/main_window.py" line="254" />
+        <source>Add a folder to the library</source>
+        <translation>向资料库添加文件夹</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/main_window.py" line="262" />
+        <source>Open or create a library</source>
+        <translation>打开或新建资料库</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/main_window.py" line="264" />
+        <source>Libraries (*.agentmaker.sqlite *.sqlite)</source>
+        <translation>资料库 (*.agentmaker.sqlite *.sqlite)</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/main_window.py" line="285" />
+        <source>{name} — agentmaker Desk</source>
+        <translation>{name} — agentmaker Desk</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/main_window.py" line="293" />
+        <source>The library could not be opened</source>
+        <translation>无法打开资料库</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/main_window.py" line="306" />
+        <source>{docs} documents, {passages} passages</source>
+        <translation>{docs} 个文档，{passages} 个段落</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/main_window.py" line="359" />
+        <source>Remove document</source>
+        <translation>移除文档</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/main_window.py" line="360" />
+        <source>Remove “{name}” from the library? The file itself is not deleted.</source>
+        <translation>要从资料库中移除“{name}”吗？文件本身不会被删除。</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/main_window.py" line="367" />
+        <source>Remove</source>
+        <translation>移除</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/main_window.py" line="482" />
+        <source>Re-computing search vectors with the new embedding model…</source>
+        <translation>正在用新的嵌入模型重新计算搜索向量…</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/main_window.py" line="489" />
+        <source>Vectors %v of %m</source>
+        <translation>向量 %v / %m</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/main_window.py" line="494" />
+        <source>Re-embedding was cancelled; the old vectors are kept.</source>
+        <translation>重新嵌入已取消，保留原有向量。</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/main_window.py" line="496" />
+        <source>The library now searches with the new embedding model.</source>
+        <translation>资料库现在使用新的嵌入模型进行搜索。</translation>
+    </message>
+</context>
+<context>
+    <name>PasswordDialog</name>
+    <message>
+        <location filename="../../gui/agentmaker_desk/password_dialog.py" line="29" />
+        <source>Password needed</source>
+        <translation>需要密码</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/password_dialog.py" line="35" />
+        <source>“{name}” is protected by a password. Enter it to add the file.</source>
+        <translation>“{name}”受密码保护。输入密码即可添加该文件。</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/password_dialog.py" line="39" />
+        <source>That password did not open the file. Try again.</source>
+        <translation>该密码无法打开此文件，请重试。</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/password_dialog.py" line="45" />
+        <location filename="../../gui/agentmaker_desk/password_dialog.py" line="46" />
+        <source>Password</source>
+        <translation>密码</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/password_dialog.py" line="50" />
+        <source>Open file</source>
+        <translation>打开文件</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/password_dialog.py" line="51" />
+        <source>Skip this file</source>
+        <translation>跳过此文件</translation>
+    </message>
+</context>
+<context>
+    <name>Screenshots</name>
+    <message>
+        <location filename="../../gui/agentmaker_desk/screenshots.py" line="149" />
+        <source>Scanned contract.pdf: is password-protected. Enter its password to index it.</source>
+        <translation>Scanned contract.pdf：受密码保护。输入密码后即可索引。</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/screenshots.py" line="179" />
+        <source>How much is the deposit and when do I get it back?</source>
+        <translation>押金是多少？什么时候退还？</translation>
+    </message>
+</context>
+<context>
+    <name>SettingsDialog</name>
+    <message>
+        <location filename="../../gui/agentmaker_desk/settings_dialog.py" line="61" />
+        <source>Settings</source>
+        <extracomment>Looks for local model servers; returns objects with ``kind``, ``base_url``, ``models``.</extracomment>
+        <translation>设置</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/settings_dialog.py" line="70" />
+        <source>Language model</source>
+        <translation>语言模型</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/settings_dialog.py" line="71" />
+        <source>Embeddings</source>
+        <translation>嵌入</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/settings_dialog.py" line="72" />
+        <source>Retrieval</source>
+        <translation>检索</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/settings_dialog.py" line="73" />
+        <source>Interface</source>
+        <translation>界面</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/settings_dialog.py" line="78" />
+        <source>Save</source>
+        <translation>保存</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/settings_dialog.py" line="79" />
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/settings_dialog.py" line="96" />
+        <source>None — extractive answers from your documents</source>
+        <translation>不使用——直接摘录文档中的内容作答</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/settings_dialog.py" line="97" />
+        <source>Ollama (on this computer)</source>
+        <translation>Ollama（本机）</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/settings_dialog.py" line="98" />
+        <source>LM Studio (on this computer)</source>
+        <translation>LM Studio（本机）</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/settings_dialog.py" line="99" />
+        <source>OpenAI</source>
+        <translation>OpenAI</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/settings_dialog.py" line="100" />
+        <source>Other OpenAI-compatible server</source>
+        <translation>其他兼容 OpenAI 的服务器</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/settings_dialog.py" line="104" />
+        <source>Look for Ollama / LM Studio</source>
+        <translation>查找 Ollama / LM Studio</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/settings_dialog.py" line="120" />
+        <location filename="../../gui/agentmaker_desk/settings_dialog.py" line="132" />
+        <source>API key</source>
+        <translation>API 密钥</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/settings_dialog.py" line="128" />
+        <source>Answers written by</source>
+        <translation>回答生成方式</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/settings_dialog.py" line="130" />
+        <location filename="../../gui/agentmaker_desk/settings_dialog.py" line="155" />
+        <source>Server address</source>
+        <translation>服务器地址</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/settings_dialog.py" line="131" />
+        <location filename="../../gui/agentmaker_desk/settings_dialog.py" line="156" />
+        <source>Model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/settings_dialog.py" line="141" />
+        <source>Built-in (offline, no setup)</source>
+        <translation>内置（离线，无需设置）</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/settings_dialog.py" line="142" />
+        <source>A server (OpenAI-compatible)</source>
+        <translation>服务器（兼容 OpenAI）</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/settings_dialog.py" line="154" />
+        <source>Embedding model</source>
+        <translation>嵌入模型</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/settings_dialog.py" line="166" />
+        <source>Re-rank passages (more precise, slower)</source>
+        <translation>对段落重新排序（更准确，但更慢）</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/settings_dialog.py" line="168" />
+        <source>Search with several phrasings of the question (uses the language model)</source>
+        <translation>用问题的多种说法进行搜索（使用语言模型）</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/settings_dialog.py" line="172" />
+        <source>Search with a drafted answer (HyDE; uses the language model)</source>
+        <translation>用预先草拟的回答进行搜索（HyDE；使用语言模型）</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/settings_dialog.py" line="176" />
+        <source> passages on each side</source>
+        <translation> 个相邻段落（每侧）</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/settings_dialog.py" line="178" />
+        <source>Index each passage with its headings (applies to files added later)</source>
+        <translation>索引段落时附带其标题（对之后添加的文件生效）</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/settings_dialog.py" line="183" />
+        <location filename="../../gui/agentmaker_desk/settings_dialog.py" line="192" />
+        <source>Cohere API key</source>
+        <translation>Cohere API 密钥</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/settings_dialog.py" line="185" />
+        <source>Saved in the system keyring</source>
+        <translation>已保存在系统钥匙串中</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/settings_dialog.py" line="187" />
+        <source>Needed for re-ranking (sends passages to Cohere)</source>
+        <translation>重排序需要（会把段落发送给 Cohere）</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/settings_dialog.py" line="189" />
+        <source>Passages per answer</source>
+        <translation>每个回答使用的段落数</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/settings_dialog.py" line="190" />
+        <source>Show neighbouring text</source>
+        <translation>显示相邻文本</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/settings_dialog.py" line="203" />
+        <source>Same as the system</source>
+        <translation>跟随系统</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/settings_dialog.py" line="206" />
+        <source>Language</source>
+        <translation>语言</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/settings_dialog.py" line="306" />
+        <source>Without a language model, answers quote the best passages.</source>
+        <translation>不使用语言模型时，回答会直接引用最相关的段落。</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/settings_dialog.py" line="313" />
+        <source>A key is saved in the system keyring. Type a new one to replace it.</source>
+        <translation>系统钥匙串中已保存密钥。输入新密钥即可替换。</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/settings_dialog.py" line="315" />
+        <source>The key is stored in the system keyring, never in a file.</source>
+        <translation>密钥保存在系统钥匙串中，绝不会写入文件。</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/settings_dialog.py" line="319" />
+        <source>No system keyring was found on this computer, so the key cannot be saved. It is kept in memory until you close the app, and never written to a file.</source>
+        <translation>本机未找到系统钥匙串，因此无法保存密钥。密钥只在内存中保留到你关闭应用为止，绝不会写入文件。</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/settings_dialog.py" line="323" />
+        <source>Local servers usually need no key.</source>
+        <translation>本机服务器通常不需要密钥。</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/settings_dialog.py" line="333" />
+        <source>Changing the embedding model re-computes the search vectors of all {n} passages in your library. This runs in the background after you save; you can keep reading meanwhile, and searching uses the new model when it is done.</source>
+        <translation>更换嵌入模型会为资料库中全部 {n} 个段落重新计算搜索向量。保存后将在后台进行；期间你可以继续阅读，完成后搜索将使用新模型。</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/settings_dialog.py" line="342" />
+        <source>The embedding model turns passages into vectors for searching by meaning. The built-in one works offline.</source>
+        <translation>嵌入模型把段落转换为向量，用于按语义搜索。内置模型可离线使用。</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/settings_dialog.py" line="351" />
+        <source>Looking…</source>
+        <translation>正在查找…</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/settings_dialog.py" line="371" />
+        <source>No Ollama or LM Studio is running.</source>
+        <translation>没有正在运行的 Ollama 或 LM Studio。</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/settings_dialog.py" line="377" />
+        <source>{kind} at {url} ({n} models)</source>
+        <translation>{kind}：{url}（{n} 个模型）</translation>
+    </message>
+</context>
+<context>
+    <name>SourceView</name>
+    <message>
+        <location filename="../../gui/agentmaker_desk/source_view.py" line="110" />
+        <source>Open original file</source>
+        <extracomment>Documents longer than this are shown as a window around the passage. Characters of context kept on each side of the passage in a window.</extracomment>
+        <translation>打开原始文件</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/source_view.py" line="111" />
+        <source>Open the document in its own application</source>
+        <translation>用对应的应用程序打开该文档</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/source_view.py" line="118" />
+        <source>Document text</source>
+        <translation>文档文本</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/source_view.py" line="120" />
+        <source>Click a citation [n] or a source to see the passage in its document.</source>
+        <translation>点击引用 [n] 或某个来源，即可在文档中查看该段落。</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/source_view.py" line="151" />
+        <source>(untitled)</source>
+        <translation>（无标题）</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/source_view.py" line="171" />
+        <source>The full document text is not available; showing the passage only.</source>
+        <translation>无法获取完整的文档文本，仅显示该段落。</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/source_view.py" line="178" />
+        <source>Long document: showing characters {a}–{b} of {n} around the passage.</source>
+        <translation>文档较长：显示段落附近的第 {a}–{b} 个字符（共 {n} 个）。</translation>
+    </message>
+</context>
+<context>
+    <name>SourcesView</name>
+    <message>
+        <location filename="../../gui/agentmaker_desk/sources_view.py" line="22" />
+        <source>(untitled)</source>
+        <translation>（无标题）</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/sources_view.py" line="30" />
+        <source>p. {label} ({page})</source>
+        <translation>第 {label} 页（{page}）</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/sources_view.py" line="33" />
+        <source>p. {page}</source>
+        <translation>第 {page} 页</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/sources_view.py" line="56" />
+        <source>keyword match #{rank}</source>
+        <translation>关键词匹配第 {rank} 名</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/sources_view.py" line="60" />
+        <source>meaning match #{rank}</source>
+        <translation>语义匹配第 {rank} 名</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/sources_view.py" line="64" />
+        <source>fused score {score:.4f}</source>
+        <translation>融合得分 {score:.4f}</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/sources_view.py" line="70" />
+        <source>re-rank score {score:.3f}</source>
+        <translation>重排序得分 {score:.3f}</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/sources_view.py" line="75" />
+        <source>read by OCR</source>
+        <translation>通过 OCR 识别</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/sources_view.py" line="76" />
+        <source>neighbouring passage</source>
+        <translation>相邻段落</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/sources_view.py" line="87" />
+        <source>Sources</source>
+        <translation>来源</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/sources_view.py" line="90" />
+        <source>#</source>
+        <translation>#</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/sources_view.py" line="90" />
+        <source>Document</source>
+        <translation>文档</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/sources_view.py" line="90" />
+        <source>Where</source>
+        <translation>位置</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/sources_view.py" line="90" />
+        <source>Why it was found</source>
+        <translation>检索依据</translation>
+    </message>
+</context>
+</TS>

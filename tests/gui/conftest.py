@@ -1,0 +1,89 @@
+"""GUI test fixtures: an explicit qasync loop, and a window over a real library file."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+from collections.abc import Callable, Coroutine, Iterator
+from pathlib import Path
+from typing import Any
+
+os.environ.setdefault("QT_API", "pyside6")
+
+import pytest
+import qasync
+from agentmaker.testing import FakeEmbedder
+from agentmaker_desk.bridge import EngineBridge
+from agentmaker_desk.main_window import MainWindow
+from agentmaker_desk.settings import ApiKeyStore, SettingsStore
+from PySide6.QtWidgets import QApplication
+
+
+class Loop:
+    """A qasync loop with helpers to drive coroutines and wait for conditions."""
+
+    def __init__(self, loop: qasync.QEventLoop) -> None:
+        self.loop = loop
+
+    def run(self, coro: Coroutine[Any, Any, Any], timeout: float = 20.0) -> Any:
+        return self.loop.run_until_complete(asyncio.wait_for(coro, timeout))
+
+    def until(self, predicate: Callable[[], Any], timeout: float = 20.0) -> None:
+        async def wait() -> None:
+            deadline = time.monotonic() + timeout
+            while not predicate():
+                if time.monotonic() > deadline:
+                    raise AssertionError("condition not met in time")
+                await asyncio.sleep(0.01)
+
+        self.loop.run_until_complete(wait())
+
+    def call(self, fn: Callable[[], Any]) -> Any:
+        """Run ``fn`` (e.g. a simulated click) while the loop runs, so the tasks it starts
+        (and any events Qt processes meanwhile) see a running asyncio loop."""
+
+        async def inside() -> Any:
+            return fn()
+
+        return self.loop.run_until_complete(inside())
+
+    def settle(self, seconds: float = 0.05) -> None:
+        self.loop.run_until_complete(asyncio.sleep(seconds))
+
+
+@pytest.fixture
+def qloop(qapp: QApplication) -> Iterator[Loop]:
+    loop = qasync.QEventLoop(qapp, already_running=False)
+    asyncio.set_event_loop(loop)
+    try:
+        yield Loop(loop)
+    finally:
+        pending = [t for t in asyncio.all_tasks(loop) if not t.done()]
+        for task in pending:
+            task.cancel()
+        if pending:
+            loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
+        loop.run_until_complete(loop.shutdown_default_executor())
+        loop.close()
+        asyncio.set_event_loop(None)
+
+
+@pytest.fixture
+def settings_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    path = tmp_path / "config" / "settings.ini"
+    monkeypatch.setenv("AGENTMAKER_DESK_SETTINGS", str(path))
+    return path
+
+
+@pytest.fixture
+def desk(qloop: Loop, qtbot: Any, tmp_path: Path, settings_file: Path) -> Iterator[MainWindow]:
+    """A shown MainWindow over a fresh library file, with the fake embedder."""
+    store = SettingsStore(settings_file)
+    bridge = EngineBridge(embedder=FakeEmbedder(), keys=ApiKeyStore())
+    window = MainWindow(bridge, store, bridge._keys)
+    qtbot.addWidget(window)
+    window.show()
+    assert qloop.run(bridge.open_library(tmp_path / "Library.agentmaker.sqlite"))
+    yield window
+    qloop.run(bridge.close_library())

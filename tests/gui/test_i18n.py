@@ -1,0 +1,36 @@
+"""The Chinese translation is complete and loads."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+
+from agentmaker_desk.empty_state import EmptyLibraryView
+from agentmaker_desk.i18n import install_language, resolve_language, translations_dir
+from PySide6.QtCore import QCoreApplication
+
+
+def test_every_string_is_translated() -> None:
+    root = ET.parse(translations_dir() / "agentmaker_desk_zh_CN.ts").getroot()
+    messages = root.findall("./context/message")
+    assert len(messages) > 150
+    unfinished = [
+        m.findtext("source")
+        for m in messages
+        if m.find("translation").get("type") in ("unfinished", "obsolete")
+        or not (m.findtext("translation") or "").strip()
+    ]
+    assert unfinished == []
+
+
+def test_chinese_is_installed_and_switched_back(qtbot) -> None:
+    try:
+        assert install_language("zh_CN") == "zh_CN"
+        view = EmptyLibraryView()
+        qtbot.addWidget(view)
+        assert view.message.text() == "把文件或文件夹拖到这里，或点击“添加…”"
+        translated = QCoreApplication.translate("SourcesView", "p. {page}")
+        assert translated.format(page=3) == "第 3 页"
+    finally:
+        install_language("en")
+    assert EmptyLibraryView().message.text() == "Drop files or folders here, or click Add…"
+    assert resolve_language("fr") == "en"

@@ -1,0 +1,167 @@
+"""Widgets on their own: rendering, throttling, keys, ingestion states."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from agentmaker_desk.answer_pane import AnswerPane, render_answer_html
+from agentmaker_desk.ask_box import AskBar
+from agentmaker_desk.ingest_panel import IngestPanel
+from agentmaker_desk.source_view import SourceView, locate_passage
+from agentmaker_desk.sources_view import SourcesView, why_text
+from PySide6.QtCore import Qt
+
+
+@dataclass
+class Ref:
+    n: int
+    content: str = "passage"
+    title: str = "Doc"
+    source: str = "/tmp/doc.md"
+    heading_path: str = "A > B"
+    page: int | None = None
+    page_label: str | None = None
+    doc_id: str = "d"
+    chunk_id: str = "d:0"
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Progress:
+    path: str
+    stage: str
+    files_done: int
+    files_total: int
+    bytes_done: int = 0
+    bytes_total: int = 0
+    chunks: int = 0
+    error: str | None = None
+    error_kind: str | None = None
+
+
+def test_render_escapes_before_linking() -> None:
+    html = render_answer_html('<b>x</b> [1] [2, 3] [4] "q" **bold**', {1, 2})
+    assert "<b>x</b>" not in html and "&lt;b&gt;x&lt;/b&gt;" in html
+    assert '<a href="cite:1">[1]</a>' in html
+    assert '[<a href="cite:2">2</a>, 3]' in html
+    assert "[4]" in html and "cite:4" not in html
+    assert "<b>bold</b>" in html
+
+
+def test_streaming_is_rendered_at_most_every_50_ms(qtbot) -> None:
+    pane = AnswerPane()
+    qtbot.addWidget(pane)
+    pane.start("question?")
+    pane.set_sources([Ref(1)], extractive=False)
+    before = pane.render_count
+    for i in range(300):
+        pane.append(f"piece{i} ")
+    assert pane.render_count == before  # nothing re-rendered synchronously
+    qtbot.waitUntil(lambda: "piece299" in pane.browser.toPlainText(), timeout=2000)
+    assert pane.render_count - before <= 3
+    pane.finish()
+    assert pane.anchors() == []
+
+
+def test_enter_asks_and_shift_enter_adds_a_line(qtbot) -> None:
+    bar = AskBar()
+    qtbot.addWidget(bar)
+    asked: list[str] = []
+    bar.askRequested.connect(asked.append)
+    qtbot.keyClicks(bar.edit, "first line")
+    qtbot.keyClick(bar.edit, Qt.Key.Key_Return, Qt.KeyboardModifier.ShiftModifier)
+    qtbot.keyClicks(bar.edit, "second")
+    assert asked == []
+    qtbot.keyClick(bar.edit, Qt.Key.Key_Return)
+    assert asked == ["first line\nsecond"]
+    assert bar.stop_button.accessibleName()
+
+
+def test_ingest_panel_shows_states_counts_and_failures(qtbot) -> None:
+    panel = IngestPanel()
+    qtbot.addWidget(panel)
+    panel.begin([])
+    panel.update_progress(Progress("/d/a.md", "queued", 0, 3, 0, 300))
+    panel.update_progress(Progress("/d/b.pdf", "queued", 0, 3, 0, 300))
+    panel.update_progress(Progress("/d/a.md", "indexed", 1, 3, 100, 300, chunks=4))
+    panel.update_progress(
+        Progress(
+            "/d/b.pdf",
+            "failed",
+            2,
+            3,
+            200,
+            300,
+            error="b.pdf: is password-protected.",
+            error_kind="password_required",
+        )
+    )
+    assert panel.state_of("/d/a.md") == "indexed"
+    assert panel.progress.value() == 2 and panel.progress.maximum() == 3
+    assert "2 of 3 files" in panel.summary_label.text()
+    assert panel.failed_paths("password_required") == ["/d/b.pdf"]
+    retried: list[list[str]] = []
+    panel.retryRequested.connect(retried.append)
+
+    @dataclass
+    class Outcome:
+        path: str
+        status: str
+        chunks: int = 0
+        error: str | None = None
+        error_kind: str | None = None
+
+    @dataclass
+    class Report:
+        files: list[Outcome]
+        cancelled: bool = False
+
+    panel.finish(
+        Report(
+            [
+                Outcome("/d/a.md", "indexed", 4),
+                Outcome("/d/c.md", "failed", error="c.md: the file is empty.", error_kind="empty"),
+            ]
+        )
+    )
+    assert "1 added" in panel.summary_label.text()
+    assert panel.retry_button.isVisibleTo(panel)
+    panel.retry_button.click()
+    assert sorted(retried[0]) == ["/d/b.pdf", "/d/c.md"]
+
+
+def test_sources_view_explains_why(qtbot) -> None:
+    view = SourcesView()
+    qtbot.addWidget(view)
+    view.set_sources(
+        [
+            Ref(
+                1,
+                page=4,
+                page_label="iv",
+                metadata={"keyword_rank": 2, "vector_rank": 1, "rrf_score": 0.0325, "ocr": True},
+            ),
+            Ref(2, metadata={"rerank_score": 0.91}),
+        ]
+    )
+    first = view.topLevelItem(0)
+    assert first.text(2).startswith("p. iv (4)")
+    assert "keyword match #2" in first.text(3) and "read by OCR" in first.text(3)
+    assert "re-rank score 0.910" in view.topLevelItem(1).text(3)
+    assert why_text({}) == "neighbouring passage"
+
+
+def test_source_view_highlights_the_passage_even_with_wide_characters(qtbot) -> None:
+    view = SourceView()
+    qtbot.addWidget(view)
+    text = "Intro 😀 emoji line\nSecond line with the passage here.\nThird"
+    passage = "the passage here."
+    start = text.index(passage)
+    chunk = Ref(1, content=passage)
+    chunk.metadata = {"start_char": start, "end_char": start + len(passage), "page": 2}
+    view.show_passage(title="T", source_path="/nope/x.pdf", document_text=text, chunk=chunk)
+    assert view.highlighted_text() == passage
+    assert "p. 2" in view.location_label.text()
+    assert not view.open_button.isEnabled()  # the file does not exist
+    assert locate_passage(text, passage, 0, 3) == (start, start + len(passage))
