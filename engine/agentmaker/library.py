@@ -19,6 +19,7 @@ from agentmaker.rag.config import RagConfig
 from agentmaker.rag.pipeline import IngestionPipeline
 from agentmaker.rag.retriever import RagRetriever
 from agentmaker.rag.source_store import SourceStore
+from agentmaker.retrieval.fusion import LEG_RANK_KEYS, RRFFusion
 from agentmaker.retrieval.ports import Embedder
 from agentmaker.retrieval.sqlite_db import SqliteDatabase
 from agentmaker.retrieval.sqlite_hybrid import MODEL_KEY, SqliteHybridRetriever
@@ -109,6 +110,25 @@ class Library:
         """Use another language model (None for extractive answers)."""
         self.rag.llm = llm
         self.rag.query_transformer = self.config.make_query_transformer(llm)
+
+    def configure(self, config: RagConfig) -> None:
+        """Apply new settings to the open library (retrieval, context, expansion).
+
+        A changed chunking or contextualizer applies to documents ingested from now on
+        (their fingerprints change, so re-ingesting them re-indexes them).
+        """
+        config.metadata_columns = self.config.metadata_columns  # fixed when the file was built
+        self.config = config
+        self.retriever.config = config.retrieval
+        self.retriever.reranker = config.reranker
+        self.retriever.fusion = RRFFusion(config.retrieval.rrf_k, rank_keys=LEG_RANK_KEYS)
+        self.pipeline.chunking = config.chunking
+        self.pipeline.contextualizer = config.make_contextualizer(self.rag.llm)
+        self.pipeline.scope = config.scope
+        self.rag.expander = config.make_expander()
+        self.rag.system_prompt = config.system_prompt
+        self.rag.scope = config.scope
+        self.rag.query_transformer = config.make_query_transformer(self.rag.llm)
 
     @property
     def needs_rebuild(self) -> bool:

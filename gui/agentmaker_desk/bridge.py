@@ -405,14 +405,7 @@ class EngineBridge(QObject):
         except Exception as error:  # e.g. an invalid option: keep the old config
             self.notice.emit(str(error))
             return
-        # The engine's Library has no "configure": its parts are rebuilt here the way
-        # Library.__init__ builds them (see the report's API gaps).
-        lib.config = config
-        lib.retriever.reranker = config.reranker
-        if hasattr(lib.retriever, "config"):
-            lib.retriever.config = config.retrieval
-        lib.pipeline.contextualizer = config.make_contextualizer(None)
-        lib.rag.expander = config.make_expander()
+        lib.configure(config)
         self.apply_model(settings.llm)  # also rebuilds the query transformer for the model
 
     def _rag_config(self, settings: DeskSettings) -> Any:

@@ -177,3 +177,15 @@ def test_from_config_shares_backend() -> None:
     pipeline.ingest_text(POLICY, source="policy.md")
     assert rag.retrieve("hotel", top_k=1)[0].metadata["heading_path"].endswith("Lodging")
     assert pipeline.source_store.db is rag.retriever.db
+
+
+def test_library_configure_applies_settings(library: Library) -> None:
+    from agentmaker.retrieval import RetrievalConfig
+
+    library.configure(
+        RagConfig(retrieval=RetrievalConfig(top_k=1, candidate_pool=4), neighbor_window=1)
+    )
+    hits = library.rag.retrieve("hotel per night")
+    assert len(hits) == 1 and hits[0].metadata["window"] == [0, 2]
+    assert "Meals" in hits[0].content and "Travel" in hits[0].content
+    assert library.retriever.config.candidate_pool == 4

@@ -36,6 +36,8 @@ _SCORE_KEYS = (
     "record",
     "line",
     "window",
+    "start_char",
+    "end_char",
 )
 
 
