@@ -28,24 +28,29 @@ import os
 import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, NamedTuple
+from typing import Any
 
 import numpy as np
 
-from agentmaker.errors import AgentmakerError
 from agentmaker.rag.batch import CancelToken, FileOutcome
 from agentmaker.rag.contextualizers import HeadingContextualizer
 from agentmaker.rag.documents import Chunk, Document
+from agentmaker.rag.folder_reports import (
+    ROW_COLUMNS,
+    FileFailure,
+    FileRow,
+    FolderLinkError,
+    LinkedFolder,
+    SyncProgress,
+    SyncReport,
+)
+from agentmaker.rag.folder_scan import ScanRun, outermost
 from agentmaker.rag.folder_watch import (
-    FileLister,
-    IgnoreRules,
-    file_hash,
     is_under,
     normalize_folder,
 )
-from agentmaker.rag.pipeline import IngestionPipeline, _supported_extensions, doc_id_for_path
+from agentmaker.rag.pipeline import IngestionPipeline, doc_id_for_path, supported_extensions
 from agentmaker.retrieval.sqlite_db import SqliteDatabase
 from agentmaker.retrieval.sqlite_items import chunked
 
@@ -73,117 +78,6 @@ _MIGRATIONS = [
     "CREATE INDEX sync_files_doc ON sync_files(doc_id);\n"
     "CREATE INDEX sync_files_content ON sync_files(size, content_hash)",
 ]
-
-Action = Literal[
-    "added", "updated", "unchanged", "renamed", "copied", "removed", "failed",
-    "ocr_queued", "cancelled", "done",
-]  # fmt: skip
-
-
-class FolderLinkError(AgentmakerError, ValueError):
-    """A folder cannot be linked (not a folder, or already followed)."""
-
-
-@dataclass
-class LinkedFolder:
-    """A folder the library follows."""
-
-    path: str
-    ignore: tuple[str, ...]
-    added_at: float
-    last_scan_at: float | None = None
-    last_scan_seconds: float | None = None
-    files: int = 0
-    failed: int = 0
-
-
-@dataclass
-class FileFailure:
-    """A file that could not be indexed, and why (it is retried once it changes)."""
-
-    path: str
-    folder: str
-    error: str
-    error_kind: str
-    size: int
-    mtime_ns: int
-    failed_at: float
-
-
-@dataclass
-class SyncProgress:
-    """One progress report, sent from the thread running the scan."""
-
-    folder: str
-    path: str
-    action: Action
-    files_done: int
-    files_total: int  # files listed so far; final once ``listing_done``
-    listing_done: bool
-    added: int = 0
-    updated: int = 0
-    removed: int = 0
-    failed: int = 0
-    error: str | None = None
-    error_kind: str | None = None
-
-
-@dataclass
-class SyncReport:
-    """What one scan did."""
-
-    added: list[str] = field(default_factory=list)
-    updated: list[str] = field(default_factory=list)
-    unchanged: int = 0
-    removed: list[str] = field(default_factory=list)
-    renamed: list[tuple[str, str]] = field(default_factory=list)  # (old, new)
-    copied: list[tuple[str, str]] = field(default_factory=list)  # (from, new): no embedding
-    failed: list[FileFailure] = field(default_factory=list)  # newly failed in this scan
-    still_failing: int = 0  # known failures passed over (unchanged since they failed)
-    ocr_queued: list[str] = field(default_factory=list)
-    missing_folders: list[str] = field(default_factory=list)  # offline: nothing removed
-    unreadable_dirs: list[str] = field(default_factory=list)
-    cancelled: bool = False
-    files_seen: int = 0
-    seconds: float = 0.0
-
-    @property
-    def changed(self) -> bool:
-        """True when the library changed."""
-        return bool(self.added or self.updated or self.removed or self.renamed or self.copied)
-
-    def summary(self) -> str:
-        """One line for logs and status bars."""
-        parts = [
-            f"{len(self.added)} added",
-            f"{len(self.updated)} updated",
-            f"{len(self.renamed)} renamed",
-            f"{len(self.removed)} removed",
-            f"{len(self.failed)} failed",
-            f"{self.unchanged} unchanged",
-        ]
-        return ", ".join(parts) + (" (cancelled)" if self.cancelled else "")
-
-
-class _Row(NamedTuple):
-    path: str
-    folder: str
-    size: int
-    mtime_ns: int
-    content_hash: str
-    doc_id: str
-    status: str
-    updated_at: float
-
-    def stat_trusted(self, size: int, mtime_ns: int) -> bool:
-        """Same size and mtime, and the mtime was not too recent when recorded (a file
-        written twice within the clock's granularity could keep both)."""
-        racy = mtime_ns >= (self.updated_at - RACY_SECONDS) * 1e9
-        return (self.size, self.mtime_ns) == (size, mtime_ns) and not racy
-
-
-_ROW_COLS = "path, folder, size, mtime_ns, content_hash, doc_id, status, updated_at"
-RACY_SECONDS = 2.0
 
 
 class FolderSync:
@@ -338,7 +232,7 @@ class FolderSync:
         with self._scan_lock:
             self._active = cancel
             try:
-                run = _ScanRun(self, progress, cancel)
+                run = ScanRun(self, progress, cancel)
                 return run.execute(self._jobs(folder, paths))
             finally:
                 self._active = None
@@ -409,7 +303,7 @@ class FolderSync:
             if info.path in roots:
                 roots = [info.path]
             if roots:
-                jobs.append((info, _outermost(roots)))
+                jobs.append((info, outermost(roots)))
         return jobs
 
     # --- helpers shared with the scan run ----------------------------------------
@@ -417,32 +311,34 @@ class FolderSync:
     def extensions(self) -> set[str]:
         """File types a scan picks up (readers, plus OCR image types when set)."""
         ocr = self.pipeline.ocr
-        return _supported_extensions() | set(ocr.extensions if ocr else ())
+        return supported_extensions() | set(ocr.extensions if ocr else ())
 
-    def rows_under(self, folder: str, roots: Sequence[str]) -> dict[str, _Row]:
+    def rows_under(self, folder: str, roots: Sequence[str]) -> dict[str, FileRow]:
         """The per-file state of ``folder`` under ``roots``."""
         if roots == [folder]:
-            rows = self.db.query(f"SELECT {_ROW_COLS} FROM sync_files WHERE folder = ?", (folder,))
+            rows = self.db.query(
+                f"SELECT {ROW_COLUMNS} FROM sync_files WHERE folder = ?", (folder,)
+            )
         else:
             rows = []
             for root in roots:
                 prefix = root.rstrip(os.sep) + os.sep
                 upper = prefix[:-1] + chr(ord(os.sep) + 1)
                 rows += self.db.query(
-                    f"SELECT {_ROW_COLS} FROM sync_files WHERE folder = ? "
+                    f"SELECT {ROW_COLUMNS} FROM sync_files WHERE folder = ? "
                     "AND (path = ? OR (path >= ? AND path < ?))",
                     (folder, root, prefix, upper),
                 )
-        return {r[0]: _Row(*r) for r in rows}
+        return {r[0]: FileRow(*r) for r in rows}
 
-    def donors(self, size: int, content_hash: str, path: str) -> list[_Row]:
+    def donors(self, size: int, content_hash: str, path: str) -> list[FileRow]:
         """Indexed files with these exact bytes (rename, move or copy sources)."""
         rows = self.db.query(
-            f"SELECT {_ROW_COLS} FROM sync_files WHERE size = ? AND content_hash = ? "
+            f"SELECT {ROW_COLUMNS} FROM sync_files WHERE size = ? AND content_hash = ? "
             "AND status = 'indexed' AND path != ?",
             (size, content_hash, path),
         )
-        return [_Row(*r) for r in rows]
+        return [FileRow(*r) for r in rows]
 
     def put_state(
         self,
@@ -483,7 +379,7 @@ class FolderSync:
             (size, mtime_ns, time.time(), path),
         )
 
-    def remove_file(self, row: _Row) -> None:
+    def remove_file(self, row: FileRow) -> None:
         """Drop a vanished file: its document and its state, in one transaction."""
         with self.db.transaction():
             self.db.execute("DELETE FROM sync_files WHERE path = ?", (row.path,))
@@ -508,14 +404,14 @@ class FolderSync:
         return self._passwords.get(path)
 
     def relocate(
-        self, donor: _Row, path: str, state: tuple[str, int, int, str], *, move: bool
+        self, donor: FileRow, path: str, state: tuple[str, int, int, str], *, move: bool
     ) -> Document | None:
         """Index the file at ``path`` (same bytes as ``donor``'s) from the donor's stored
         chunks and vectors, without embedding. With ``move`` the donor document goes.
         Returns the new document (None when the donor cannot be reused).
         """
         pipeline = self.pipeline
-        stored = pipeline._stored_document(donor.doc_id)
+        stored = pipeline.stored_document(donor.doc_id)
         fingerprint = pipeline.source_store.fingerprint_of(donor.doc_id)
         if stored is None or not fingerprint:
             return None
@@ -539,14 +435,12 @@ class FolderSync:
             for c in old_chunks
         ]
         contextualizer = pipeline.contextualizer
-        if contextualizer is None or isinstance(contextualizer, HeadingContextualizer):
-            texts = pipeline._contextualize(doc, chunks)  # cheap: keeps the new title
-        else:  # e.g. a language model wrote them: reuse what was indexed
-            texts = [indexed[c.chunk_id][0] for c in old_chunks]
+        texts: list[str] | None = None  # the heading contextualizer is cheap: new title
+        if contextualizer is not None and not isinstance(contextualizer, HeadingContextualizer):
+            texts = [indexed[c.chunk_id][0] for c in old_chunks]  # e.g. written by a model
         vectors = np.stack([indexed[c.chunk_id][1] for c in old_chunks])
-        items = pipeline._items(doc, chunks, texts, vectors)
         with self.db.transaction():
-            pipeline._write(doc, chunks, items, fingerprint)
+            pipeline.write_document(doc, chunks, vectors, fingerprint=fingerprint, texts=texts)
             self.put_state(path, state[0], state[1], state[2], state[3], "indexed")
             if move:
                 self.db.execute("DELETE FROM sync_files WHERE path = ?", (donor.path,))
@@ -555,246 +449,12 @@ class FolderSync:
 
     def _indexed_items(self, chunk_ids: list[str]) -> dict[str, tuple[str, Any]] | None:
         """``{chunk_id: (indexed text, vector)}`` read from the index, or None."""
-        retriever = self.pipeline.retriever
-        items = getattr(retriever, "items", None)
-        vectors = getattr(getattr(retriever, "vector_store", None), "table", None)
-        if items is None or vectors is None or getattr(items, "db", None) is not self.db:
+        stored_items = getattr(self.pipeline.retriever, "stored_items", None)
+        if stored_items is None or getattr(self.pipeline.retriever, "db", None) is not self.db:
             return None
-        out: dict[str, tuple[str, Any]] = {}
-        for part in chunked(chunk_ids, 5000):
-            rows = self.db.query(
-                f"SELECT i.id, i.content, v.embedding FROM {items.table} i "
-                f"JOIN {vectors} v ON v.rowid = i.rowid "
-                f"WHERE i.id IN ({','.join('?' * len(part))})",
-                list(part),
-            )
-            for chunk_id, content, blob in rows:
-                out[chunk_id] = (content, np.frombuffer(blob, dtype=np.float32))
-        return out
+        return dict(stored_items(chunk_ids))
 
     def close(self) -> None:
         """Cancel a running scan (the library itself is closed by its owner)."""
         if self._active is not None:
             self._active.cancel()
-
-
-class _ScanRun:
-    """One call of :meth:`FolderSync.scan`: its report, counters and progress."""
-
-    def __init__(
-        self,
-        sync: FolderSync,
-        progress: Callable[[SyncProgress], None] | None,
-        cancel: CancelToken,
-    ) -> None:
-        self.sync = sync
-        self.pipeline = sync.pipeline
-        self.progress = progress
-        self.cancel = cancel
-        self.report = SyncReport()
-        store_db = self.pipeline.source_store.db
-        self.doc_ids = {r[0] for r in store_db.read("SELECT doc_id FROM documents")}
-        self.consumed: set[str] = set()  # donors moved away during this scan
-        self.extensions = sync.extensions()
-        self.lister: FileLister | None = None
-        self.folder = ""
-        self.done = 0
-        self.last_emit = 0.0
-
-    def execute(self, jobs: list[tuple[LinkedFolder, list[str]]]) -> SyncReport:
-        started = time.monotonic()
-        vanished: list[_Row] = []
-        for info, roots in jobs:
-            if self.cancel.cancelled:
-                self.report.cancelled = True
-                break
-            vanished += self._folder(info, roots)
-        # Removals last, so a file moved from one linked folder to another is a move.
-        for row in vanished:
-            if row.path in self.consumed:
-                continue
-            self.sync.remove_file(row)
-            self.doc_ids.discard(row.doc_id)
-            self.report.removed.append(row.path)
-            self._emit(row.path, "removed", force=True)
-        self.report.seconds = time.monotonic() - started
-        self._emit("", "done", force=True)
-        return self.report
-
-    def _folder(self, info: LinkedFolder, roots: list[str]) -> list[_Row]:
-        """Bring the listed files in step; returns the known files that vanished."""
-        folder = self.folder = info.path
-        report = self.report
-        if not os.path.isdir(folder):
-            report.missing_folders.append(folder)  # offline drive: keep its documents
-            return []
-        started = time.monotonic()
-        known = self.sync.rows_under(folder, roots)
-        seen: set[str] = set()
-        rules = IgnoreRules(folder, info.ignore, self.extensions)
-        with FileLister(rules, roots, self.cancel) as lister:
-            self.lister = lister
-            for path, size, mtime_ns in lister:
-                if self.cancel.cancelled or not self._file(known.get(path), path, size, mtime_ns):
-                    report.cancelled = True
-                    break
-                seen.add(path)
-        report.files_seen += lister.listed
-        report.unreadable_dirs += lister.errors
-        if report.cancelled:
-            return []  # the listing is incomplete: absence proves nothing
-        if roots == [folder]:
-            self.sync.db.execute(
-                "UPDATE sync_folders SET last_scan_at = ?, last_scan_seconds = ? WHERE folder = ?",
-                (time.time(), time.monotonic() - started, folder),
-            )
-        return [
-            row
-            for path, row in known.items()
-            if path not in seen and not any(is_under(path, d) for d in lister.errors)
-        ]
-
-    def _file(self, row: _Row | None, path: str, size: int, mtime_ns: int) -> bool:
-        """Bring one listed file in step; False when cancelled."""
-        report = self.report
-        if row is not None and row.stat_trusted(size, mtime_ns):
-            if row.status == "failed":
-                report.still_failing += 1
-                return self._tick(path, "unchanged")
-            if row.status != "indexed" or row.doc_id in self.doc_ids:
-                report.unchanged += 1
-                return self._tick(path, "unchanged")
-        try:
-            digest = file_hash(path)
-        except OSError:
-            digest = ""  # the ingest below will say why it cannot be read
-        same_bytes = row is not None and bool(digest) and digest == row.content_hash
-        if (
-            row is not None
-            and same_bytes
-            and (row.status != "indexed" or row.doc_id in self.doc_ids)
-        ):
-            self.sync.touch_state(path, size, mtime_ns)  # touched, not changed
-            if row.status == "failed":
-                report.still_failing += 1
-            else:
-                report.unchanged += 1
-            return self._tick(path, "unchanged")
-        if digest and self._reuse(path, size, mtime_ns, digest):
-            return True
-        return self._ingest(row, path, size, mtime_ns, digest)
-
-    def _reuse(self, path: str, size: int, mtime_ns: int, digest: str) -> bool:
-        """Index ``path`` from a document with the same bytes (renamed, moved, copied)."""
-        donors = [
-            d
-            for d in self.sync.donors(size, digest, path)
-            if d.path not in self.consumed and d.doc_id in self.doc_ids
-        ]
-        gone = {d.path for d in donors if not os.path.lexists(d.path) and os.path.isdir(d.folder)}
-        for donor in sorted(donors, key=lambda d: d.path not in gone):
-            move = donor.path in gone
-            state = (self.folder, size, mtime_ns, digest)
-            try:
-                doc = self.sync.relocate(donor, path, state, move=move)
-            except Exception:
-                log.exception("could not reuse %s for %s", donor.path, path)
-                continue
-            if doc is None:
-                continue
-            self.doc_ids.add(doc.doc_id)
-            if move:
-                self.consumed.add(donor.path)
-                self.doc_ids.discard(donor.doc_id)
-                self.report.renamed.append((donor.path, path))
-                self._tick(path, "renamed")
-            else:
-                self.report.copied.append((donor.path, path))
-                self._tick(path, "copied")
-            return True
-        return False
-
-    def _ingest(self, row: _Row | None, path: str, size: int, mtime_ns: int, digest: str) -> bool:
-        doc_id = doc_id_for_path(path)
-        existed = doc_id in self.doc_ids
-        outcome = self.pipeline._ingest_one(
-            Path(path), self.sync.password_for(path), self.cancel, _no_emit, self.done
-        )
-        if outcome.status == "cancelled":
-            return False
-        report = self.report
-        status = {"failed": "failed", "ocr_queued": "ocr"}.get(outcome.status, "indexed")
-        self.sync.put_state(path, self.folder, size, mtime_ns, digest, status, outcome)
-        if outcome.status == "failed":
-            failure = FileFailure(
-                path,
-                self.folder,
-                outcome.error or "",
-                outcome.error_kind or "other",
-                size,
-                mtime_ns,
-                time.time(),
-            )
-            report.failed.append(failure)
-            return self._tick(path, "failed", outcome)
-        if outcome.status == "ocr_queued":
-            report.ocr_queued.append(path)
-            return self._tick(path, "ocr_queued")
-        self.doc_ids.add(doc_id)
-        if outcome.status == "unchanged":
-            report.unchanged += 1
-            return self._tick(path, "unchanged")
-        (report.updated if existed else report.added).append(path)
-        return self._tick(path, "updated" if existed else "added", force=True)
-
-    def _tick(
-        self, path: str, action: Action, outcome: FileOutcome | None = None, force: bool = False
-    ) -> bool:
-        self.done += 1
-        self._emit(path, action, outcome, force=force or action != "unchanged")
-        return True
-
-    def _emit(
-        self, path: str, action: Action, outcome: FileOutcome | None = None, force: bool = False
-    ) -> None:
-        if self.progress is None:
-            return
-        now = time.monotonic()
-        if not force and now - self.last_emit < 0.1:
-            return
-        self.last_emit = now
-        lister = self.lister
-        report = self.report
-        self.progress(
-            SyncProgress(
-                self.folder,
-                path,
-                action,
-                self.done,
-                max(lister.listed if lister else 0, self.done),
-                lister.done if lister else True,
-                added=len(report.added) + len(report.copied),
-                updated=len(report.updated),
-                removed=len(report.removed),
-                failed=len(report.failed),
-                error=outcome.error if outcome else None,
-                error_kind=outcome.error_kind if outcome else None,
-            )
-        )
-
-
-def _outermost(roots: list[str]) -> list[str]:
-    """Drop the roots that lie inside another root (their files would be seen twice)."""
-    given = set(roots)
-    out = []
-    for root in roots:
-        child, parent = root, os.path.dirname(root)
-        while parent != child and parent not in given:
-            child, parent = parent, os.path.dirname(parent)
-        if parent == child:  # reached the top without meeting another root
-            out.append(root)
-    return out
-
-
-def _no_emit(*args: Any, **kwargs: Any) -> None:
-    return None

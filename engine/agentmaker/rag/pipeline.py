@@ -57,7 +57,8 @@ EMBED_BATCH = 32
 QUEUE_LISTING_LIMIT = 5000
 
 
-def _supported_extensions() -> set[str]:
+def supported_extensions() -> set[str]:
+    """File extensions the readers handle (lower case, with the dot)."""
     # The readers pull in pypdf, python-docx and BeautifulSoup: import them on first use.
     from agentmaker.rag.readers import SUPPORTED_EXTENSIONS
 
@@ -78,6 +79,10 @@ class OcrScheduler(Protocol):
 
     def schedule(self, path: Path, doc_id: str, pages: list[int] | None) -> None:
         """Queue ``pages`` (1-based; None: every page) of ``path`` for OCR."""
+
+
+def _no_emit(*args: Any, **kwargs: Any) -> None:
+    """A progress sink that drops reports."""
 
 
 @dataclass
@@ -156,6 +161,11 @@ class IngestionPipeline:
         db = getattr(self.retriever, "db", None)
         return db if db is not None and db is self.source_store.db else None
 
+    def fingerprint(self, doc: Document) -> str:
+        """What decides whether ``doc`` must be re-indexed: its content and the recipe
+        (chunk sizes, contextualizer, embedding model) that indexing it would use."""
+        return self._fingerprint(doc)
+
     def _fingerprint(self, doc: Document) -> str:
         recipe = (
             f"{doc.fingerprint}|{self.chunking.chunk_tokens}/{self.chunking.overlap_tokens}"
@@ -165,9 +175,18 @@ class IngestionPipeline:
         return hashlib.sha256(recipe.encode()).hexdigest()
 
     def _is_current(self, doc: Document, fingerprint: str) -> bool:
-        return (
+        if (
             self.index_sync.is_current(doc.doc_id, fingerprint)
             and self.source_store.fingerprint_of(doc.doc_id) == fingerprint
+        ):
+            return True
+        # A stored version that adds OCR text to this very reading (its scanned pages
+        # read later) is current too: re-indexing the text layer alone would lose them.
+        info = self.source_store.get_document(doc.doc_id)
+        return (
+            info is not None
+            and info.metadata.get("source_fingerprint") == fingerprint
+            and doc.doc_id not in self.index_sync.pending()
         )
 
     def _split(self, doc: Document) -> list[Chunk]:
@@ -210,6 +229,24 @@ class IngestionPipeline:
                 )
             )
         return items
+
+    def write_document(
+        self,
+        doc: Document,
+        chunks: Sequence[Chunk],
+        vectors: np.ndarray,
+        *,
+        fingerprint: str | None = None,
+        texts: Sequence[str] | None = None,
+    ) -> None:
+        """Write a document whose chunks are already embedded (atomically).
+
+        For callers that have the vectors already (a renamed file, a rebuild): nothing
+        is embedded. ``texts`` are the indexed texts (contextualized when omitted).
+        """
+        texts = list(texts) if texts is not None else self._contextualize(doc, chunks)
+        items = self._items(doc, chunks, texts, vectors)
+        self._write(doc, chunks, items, fingerprint or self._fingerprint(doc))
 
     def _write(
         self, doc: Document, chunks: Sequence[Chunk], items: list[RetrievalResult], fp: str
@@ -287,7 +324,7 @@ class IngestionPipeline:
     def _read(self, path: Path, password: str | None) -> Document:
         from agentmaker.rag.readers import read_file
 
-        supported = _supported_extensions()
+        supported = supported_extensions()
         if path.suffix.lower() not in supported:
             raise UnsupportedFormatError(
                 f"files of type '{path.suffix or 'without extension'}' cannot be indexed "
@@ -361,7 +398,7 @@ class IngestionPipeline:
         passwords = passwords or {}
         paths = list(paths)
         report = BatchReport()
-        supported = _supported_extensions() | set(self.ocr.extensions if self.ocr else ())
+        supported = supported_extensions() | set(self.ocr.extensions if self.ocr else ())
 
         def candidates() -> Iterator[tuple[Path, int]]:
             # Walked twice (count, then ingest) rather than held in a list, so a folder
@@ -424,6 +461,16 @@ class IngestionPipeline:
             )
         report.skipped_unsupported = skipped  # the second walk counted them again
         return report
+
+    def ingest_path(
+        self,
+        file: str | os.PathLike[str],
+        *,
+        password: str | None = None,
+        cancel: CancelToken | None = None,
+    ) -> FileOutcome:
+        """Ingest one file and report its outcome instead of raising for a bad file."""
+        return self._ingest_one(Path(file), password, cancel or CancelToken(), _no_emit, 0)
 
     def _ingest_one(
         self,
@@ -498,7 +545,8 @@ class IngestionPipeline:
             self.index_sync.remove(doc_id, apply)
         return existed
 
-    def _stored_document(self, doc_id: str) -> tuple[Document, list[Chunk]] | None:
+    def stored_document(self, doc_id: str) -> tuple[Document, list[Chunk]] | None:
+        """A stored document rebuilt from the source store, with its chunks."""
         info = self.source_store.get_document(doc_id)
         if info is None:
             return None
@@ -514,14 +562,14 @@ class IngestionPipeline:
 
     def reindex_document(self, doc_id: str, *, cancel: CancelToken | None = None) -> int:
         """Re-push one stored document's chunks into the index (no re-reading)."""
-        stored = self._stored_document(doc_id)
+        stored = self.stored_document(doc_id)
         if stored is None:
             return 0
         doc, chunks = stored
         texts = self._contextualize(doc, chunks)
         vectors = self._embed(texts, cancel, None)
-        fp = self.source_store.fingerprint_of(doc_id) or self._fingerprint(doc)
-        self._write(doc, chunks, self._items(doc, chunks, texts, vectors), fp)
+        fingerprint = self.source_store.fingerprint_of(doc_id) or None
+        self.write_document(doc, chunks, vectors, fingerprint=fingerprint, texts=texts)
         return len(chunks)
 
     def rebuild_index(

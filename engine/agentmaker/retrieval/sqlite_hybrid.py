@@ -16,7 +16,7 @@ from agentmaker.retrieval.fts5_index import Fts5KeywordIndex
 from agentmaker.retrieval.hybrid import HybridRetriever
 from agentmaker.retrieval.ports import Embedder, FusionStrategy, Reranker
 from agentmaker.retrieval.sqlite_db import SqliteDatabase
-from agentmaker.retrieval.sqlite_items import ItemTable, check_scope
+from agentmaker.retrieval.sqlite_items import ItemTable, check_scope, chunked
 from agentmaker.retrieval.sqlite_vec_store import SqliteVecStore
 from agentmaker.retrieval.types import MetadataFilter, RetrievalConfig, RetrievalResult, Scope
 
@@ -122,6 +122,23 @@ class SqliteHybridRetriever(HybridRetriever):
             rowids = self.items.rowids_for(ids, scope, filters)
             self._delete_rows(rowids)
         return len(rowids)
+
+    def stored_items(self, ids: Sequence[str]) -> dict[str, tuple[str, np.ndarray]]:
+        """``{id: (indexed text, vector)}`` for stored items (missing ids left out).
+
+        Lets a caller move or copy items without embedding them again.
+        """
+        out: dict[str, tuple[str, np.ndarray]] = {}
+        for part in chunked(list(ids), 5000):
+            rows = self.db.query(
+                f"SELECT i.id, i.content, v.embedding FROM {self.items.table} i "
+                f"JOIN {self.vector_store.table} v ON v.rowid = i.rowid "
+                f"WHERE i.id IN ({','.join('?' * len(part))})",
+                list(part),
+            )
+            for item_id, content, blob in rows:
+                out[item_id] = (content, np.frombuffer(blob, dtype=np.float32))
+        return out
 
     # --- async twins in the one worker thread ------------------------------------
 
