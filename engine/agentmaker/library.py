@@ -17,6 +17,7 @@ from agentmaker.models.llm import LLMClient
 from agentmaker.rag.batch import CancelToken
 from agentmaker.rag.config import RagConfig
 from agentmaker.rag.pipeline import IngestionPipeline
+from agentmaker.rag.reader_process import ReaderProcess
 from agentmaker.rag.retriever import RagRetriever
 from agentmaker.rag.source_store import SourceStore
 from agentmaker.retrieval.fusion import LEG_RANK_KEYS, RRFFusion
@@ -86,8 +87,13 @@ class Library:
         llm: LLMClient | None = None,
         config: RagConfig | None = None,
         heal: bool = True,
+        reader_process: bool = False,
     ) -> Library:
-        """Open (or create) a library file. With ``heal``, unfinished writes are finished."""
+        """Open (or create) a library file. With ``heal``, unfinished writes are finished.
+
+        ``reader_process=True`` reads files in a child process: what an app with an event
+        loop wants (C parsers cannot freeze it, a parser crash costs one file).
+        """
         config = config or RagConfig()
         db = SqliteDatabase(path)
         try:
@@ -95,6 +101,8 @@ class Library:
         except BaseException:
             db.close()
             raise
+        if reader_process:
+            library.pipeline.reader_process = ReaderProcess()
         if heal:
             healed = library.pipeline.heal()
             if healed:
@@ -174,7 +182,9 @@ class Library:
         return await asyncio.to_thread(self.reembed, embedder, progress=progress, cancel=cancel)
 
     def close(self) -> None:
-        """Close the retriever's worker, the embedder's threads and the file."""
+        """Close the reader process, the retriever's worker, the embedder and the file."""
+        if self.pipeline.reader_process is not None:
+            self.pipeline.reader_process.close()
         self.retriever._executor.shutdown(wait=True)
         self.embedder.close()
         self.db.close()

@@ -40,6 +40,7 @@ from agentmaker.rag.batch import (
 from agentmaker.rag.chunking import ChunkingConfig, split_document
 from agentmaker.rag.contextualizers import Contextualizer
 from agentmaker.rag.documents import Chunk, Document
+from agentmaker.rag.reader_process import ReaderProcess
 from agentmaker.rag.source_store import SourceStore
 from agentmaker.retrieval.hybrid import HybridRetriever
 from agentmaker.retrieval.sync import IndexSync, SqliteBookkeeping, SyncIndexSync
@@ -134,6 +135,8 @@ class IngestionPipeline:
         self.max_file_bytes = max_file_bytes
         #: Set by the app to read scans; None leaves image-only pages unread (and says so).
         self.ocr: OcrScheduler | None = None
+        #: Set by the app to read files in a child process (see ``reader_process``).
+        self.reader_process: ReaderProcess | None = None
 
     @classmethod
     def from_config(
@@ -331,7 +334,10 @@ class IngestionPipeline:
                 f"(supported: {', '.join(sorted(supported))}).",
                 path,
             )
-        doc = read_file(path, password=password, max_bytes=self.max_file_bytes)
+        if self.reader_process is not None:
+            doc = self.reader_process.read(path, password, self.max_file_bytes)
+        else:
+            doc = read_file(path, password=password, max_bytes=self.max_file_bytes)
         doc.doc_id = doc_id_for_path(path)
         doc.source = os.path.abspath(path)
         return doc
