@@ -52,7 +52,7 @@ async def _measure(kind: str, folder: Path, repeat: int) -> dict[str, object]:
     from agentmaker_desk.settings import ApiKeyStore, SettingsStore
 
     os.environ["AGENTMAKER_DESK_SETTINGS"] = str(folder / "settings.ini")
-    bridge = EngineBridge(embedder=_embedder(kind), keys=ApiKeyStore())
+    bridge = EngineBridge(embedder=_embedder(kind), keys=ApiKeyStore(), read_in_process=True)
     window = MainWindow(bridge, SettingsStore(folder / "settings.ini"), bridge._keys)
     window.show()
     await bridge.open_library(folder / "Library.agentmaker.sqlite")

@@ -100,7 +100,7 @@ class DeskApp:
         self.library = library
         self.store = store
         self.keys = keys
-        self.bridge = EngineBridge(embedder=embedder, keys=keys)
+        self.bridge = EngineBridge(embedder=embedder, keys=keys, read_in_process=True)
         self.window = self._new_window()
 
     def _new_window(self) -> MainWindow:
@@ -120,6 +120,7 @@ class DeskApp:
             return
         install_language(language)
         old = self.window
+        old.save_window_state()  # the new window starts with the same layout
         self.window = self._new_window()
         self.window.setGeometry(old.geometry())
         self.window.show()

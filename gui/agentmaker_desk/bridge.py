@@ -4,6 +4,11 @@ Engine work is awaited on the qasync loop; the engine runs it in worker threads.
 Results come back as Qt signals. Progress callbacks arrive on worker threads and are
 re-posted to the GUI thread with ``loop.call_soon_threadsafe`` before any signal is
 emitted, so slots (and widgets) only ever run on the GUI thread.
+
+The bridge has three helpers that belong to it (and also call the engine):
+``bridge_models`` (settings → engine objects), ``ocr_runner`` (``bridge.ocr``: scanned
+pages read in the background) and ``folder_links`` (``bridge.folders``: linked folders
+followed by a watcher). Widgets never call the engine.
 """
 
 from __future__ import annotations
@@ -18,13 +23,10 @@ from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 
-from agentmaker_desk.settings import (
-    COHERE_ACCOUNT,
-    DEFAULT_URLS,
-    ApiKeyStore,
-    DeskSettings,
-    ModelChoice,
-)
+from agentmaker_desk import bridge_models
+from agentmaker_desk.folder_links import FolderLinks
+from agentmaker_desk.ocr_runner import OcrRunner
+from agentmaker_desk.settings import ApiKeyStore, DeskSettings, ModelChoice
 
 log = logging.getLogger(__name__)
 
@@ -57,8 +59,16 @@ class EngineBridge(QObject):
         *,
         embedder: Any = None,
         keys: ApiKeyStore | None = None,
+        ocr_engine: Any = None,
+        folder_debounce: float = 1.5,
+        read_in_process: bool = False,
     ) -> None:
+        """``ocr_engine`` replaces the real OCR engine (tests: an object with
+        ``read_image(image) -> OcrPage``); ``folder_debounce`` is how long linked folders
+        must be quiet before changed files are indexed; ``read_in_process`` reads files
+        in a child process (the app: C parsers then cannot stall the event loop)."""
         super().__init__(parent)
+        self._read_in_process = read_in_process
         self._embedder = embedder  # None → the engine's built-in local embedder
         self._keys = keys or ApiKeyStore()
         self._lib: Any = None
@@ -71,6 +81,8 @@ class EngineBridge(QObject):
         self._top_k: int | None = None
         self._busy = 0
         self.documents: list[Any] = []
+        self.ocr = OcrRunner(self, ocr_engine)
+        self.folders = FolderLinks(self, debounce=folder_debounce)
 
     # --- background tasks ------------------------------------------------------------
 
@@ -169,12 +181,26 @@ class EngineBridge(QObject):
             embedder = self._embedder
             if embedder is None and settings is not None and settings.embedder.kind == "server":
                 embedder = self.make_embedder(settings.embedder)
-            self._lib = await asyncio.to_thread(
-                Library.open, path, embedder=embedder, llm=llm, config=config
+            lib = await asyncio.to_thread(
+                Library.open,
+                path,
+                embedder=embedder,
+                llm=llm,
+                config=config,
+                reader_process=self._read_in_process,
             )
         except (AgentmakerError, OSError) as error:
             self.libraryFailed.emit(str(error))
             return False
+        try:
+            await asyncio.to_thread(self.ocr.attach, lib, settings.ocr if settings else True)
+            await self.folders.aattach(lib)
+        except (AgentmakerError, OSError) as error:
+            await self.folders.adetach()
+            await asyncio.to_thread(lib.close)
+            self.libraryFailed.emit(str(error))
+            return False
+        self._lib = lib
         if settings is not None:
             self._top_k = settings.retrieval.top_k
             if llm is None:
@@ -184,6 +210,7 @@ class EngineBridge(QObject):
         if getattr(self._lib, "needs_rebuild", False):
             # A change of embedder was interrupted last time: finish it in the background.
             self.spawn(self.reembed(self._lib.embedder), "reembed")
+        self.ocr.start()  # scanned pages left from last time
         return True
 
     async def close_library(self) -> None:
@@ -192,10 +219,13 @@ class EngineBridge(QObject):
         self.cancel_ingest()
         if self._reembed_token is not None:
             self._reembed_token.cancel()
+        self.ocr.close()
+        await self.folders.adetach()
         current = asyncio.current_task()
         others = [t for t in self._tasks if t is not current]
         if others:
             await asyncio.gather(*others, return_exceptions=True)
+        await self.ocr.adetach()
         if self._lib is not None:
             lib, self._lib = self._lib, None
             await asyncio.to_thread(lib.close)
@@ -267,6 +297,8 @@ class EngineBridge(QObject):
             # Progress posted from the worker may still be queued: let it land first.
             await asyncio.sleep(0)
             self.ingestFinished.emit(report)
+            if report.by_status("ocr_queued"):
+                self.ocr.start()
             await self.refresh_documents()
             self.libraryChanged.emit()
             return report
@@ -284,6 +316,7 @@ class EngineBridge(QObject):
         """Remove a document from the library."""
         if self._lib is None:
             return
+        await self.ocr.forget(doc_id)
         await self._lib.pipeline.adelete_document(doc_id)
         await self.refresh_documents()
         self.libraryChanged.emit()
@@ -369,19 +402,11 @@ class EngineBridge(QObject):
 
     async def discover_servers(self) -> list[Any]:
         """Ollama / LM Studio servers running on this computer."""
-        from agentmaker.models.discovery import discover_local_servers
-
-        return await discover_local_servers()
+        return await bridge_models.discover_servers()
 
     def make_llm(self, choice: ModelChoice) -> Any:
         """An LLM client for ``choice`` (None for "none"); the key comes from the keyring."""
-        if choice.kind == "none" or not choice.model:
-            return None
-        from agentmaker.models.openai_llm import OpenAICompatibleLLM
-
-        base_url = choice.base_url or DEFAULT_URLS.get(choice.kind)
-        key = self._keys.get(choice.key_account)
-        return OpenAICompatibleLLM(choice.model, base_url=base_url, api_key=key)
+        return bridge_models.make_llm(choice, self._keys)
 
     def apply_model(self, choice: ModelChoice) -> None:
         """Use this language model from the next question on."""
@@ -397,6 +422,7 @@ class EngineBridge(QObject):
     def apply_settings(self, settings: DeskSettings) -> None:
         """Language model and retrieval options (embedder changes go through reembed)."""
         self._top_k = settings.retrieval.top_k
+        self.ocr.set_enabled(settings.ocr)
         lib = self._lib
         if lib is None:
             return
@@ -410,41 +436,11 @@ class EngineBridge(QObject):
 
     def _rag_config(self, settings: DeskSettings) -> Any:
         """The engine's RagConfig for these settings."""
-        from agentmaker.rag.config import RagConfig
-        from agentmaker.retrieval.types import RetrievalConfig
-
-        r = settings.retrieval
-        reranker = None
-        if r.reranker:
-            key = self._keys.get(COHERE_ACCOUNT)
-            if key:
-                from agentmaker.models.cohere_reranker import CohereReranker
-
-                reranker = CohereReranker(api_key=key)
-            else:
-                self.notice.emit(self.tr("Re-ranking needs a Cohere API key; it is off."))
-        return RagConfig(
-            retrieval=RetrievalConfig(top_k=r.top_k, candidate_pool=max(20, r.top_k * 4)),
-            heading_context=r.heading_context,
-            multi_query=3 if r.multi_query else 0,
-            hyde=r.hyde,
-            neighbor_window=r.neighbor_window,
-            reranker=reranker,
-        )
+        return bridge_models.rag_config(settings, self._keys, self.notice.emit)
 
     def make_embedder(self, choice: ModelChoice) -> Any:
         """The embedder for ``choice`` (the built-in local one for "builtin")."""
-        if choice.kind != "server":
-            from agentmaker.models.local_embedder import LocalEmbedder
-
-            return LocalEmbedder()
-        from agentmaker.models.openai_embedder import OpenAIEmbedder
-
-        return OpenAIEmbedder(
-            choice.model,
-            base_url=choice.base_url or None,
-            api_key=self._keys.get(choice.key_account),
-        )
+        return bridge_models.make_embedder(choice, self._keys)
 
     async def reembed(self, embedder: Any) -> bool:
         """Re-compute every vector with ``embedder``; True when it completed."""
@@ -456,6 +452,7 @@ class EngineBridge(QObject):
         token = CancelToken()
         self._reembed_token = token
         self._set_busy(+1)
+        self.reembedProgress.emit(0, 0)  # started; the total comes with the first document
 
         def progress(done: int, total: int) -> None:
             self._post(self.reembedProgress.emit, int(done), int(total))

@@ -35,8 +35,8 @@ class EmptyLibraryView(QFrame):
         self.message.setWordWrap(True)
         self.hint = QLabel(
             self.tr(
-                "PDF, Word, Markdown, text, HTML, CSV and JSON files are read on this "
-                "computer; nothing is uploaded."
+                "PDF, Word, Markdown, text, HTML, CSV and JSON files, scans and pictures are "
+                "read on this computer; nothing is uploaded."
             ),
             self,
         )

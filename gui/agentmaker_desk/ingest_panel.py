@@ -1,4 +1,8 @@
-"""The ingestion panel: each file with its state, overall progress with ETA, Cancel, Retry."""
+"""The ingestion panel: each file with its state, overall progress with ETA, Cancel, Retry.
+
+After a batch, scanned files wait for OCR ("Waiting for OCR"); while OCR reads them the
+panel follows it page by page, and its Cancel pauses OCR (the rest is read next time).
+"""
 
 from __future__ import annotations
 
@@ -28,6 +32,8 @@ _PATH_ROLE = Qt.ItemDataRole.UserRole + 1
 _STAGE_ROLE = Qt.ItemDataRole.UserRole + 2
 _KIND_ROLE = Qt.ItemDataRole.UserRole + 3
 _ERROR_COLOUR = QColor("#c62828")
+# Rows a new batch keeps: problems, and scans whose OCR is not over.
+_KEPT_STAGES = ("failed", "cancelled", "ocr_queued", "ocr_reading", "ocr_paused")
 
 
 def human_bytes(count: float) -> str:
@@ -43,6 +49,7 @@ class IngestPanel(QWidget):
     """Shows one ingestion batch; asks the window to cancel or retry through signals."""
 
     cancelRequested = Signal()
+    ocrCancelRequested = Signal()
     retryRequested = Signal(list)  # paths
     passwordRequested = Signal(str)  # path
     closeRequested = Signal()
@@ -53,6 +60,9 @@ class IngestPanel(QWidget):
         self._items: dict[str, QTreeWidgetItem] = {}
         self._started = 0.0
         self._running = False
+        self._ocr_running = False
+        self._ocr_enabled = True
+        self._ocr_clock: dict[str, tuple[float, int]] = {}  # path → (first report, pages done)
 
         self.title_label = QLabel(self.tr("Adding files"), self)
         font = self.title_label.font()
@@ -109,7 +119,7 @@ class IngestPanel(QWidget):
     def begin(self, paths: Iterable[str]) -> None:
         """A new batch starts: rows for its files, earlier successes cleared."""
         for path, item in list(self._items.items()):
-            if item.data(0, _STAGE_ROLE) not in ("failed", "cancelled"):
+            if item.data(0, _STAGE_ROLE) not in _KEPT_STAGES:
                 self.files.takeTopLevelItem(self.files.indexOfTopLevelItem(item))
                 del self._items[path]
         self._started = time.monotonic()
@@ -146,7 +156,7 @@ class IngestPanel(QWidget):
     def finish(self, report: Any) -> None:
         """The batch ended; ``report`` is the BatchReport (authoritative final states)."""
         self._running = False
-        counts = {"indexed": 0, "unchanged": 0, "failed": 0, "cancelled": 0}
+        counts = {"indexed": 0, "unchanged": 0, "failed": 0, "cancelled": 0, "ocr_queued": 0}
         for outcome in getattr(report, "files", []) or []:
             status = outcome.status
             counts[status] = counts.get(status, 0) + 1
@@ -166,6 +176,8 @@ class IngestPanel(QWidget):
             parts.append(self.tr("{n} already up to date").format(n=counts["unchanged"]))
         if counts["failed"]:
             parts.append(self.tr("{n} could not be read").format(n=counts["failed"]))
+        if counts["ocr_queued"]:
+            parts.append(self.tr("{n} waiting for OCR").format(n=counts["ocr_queued"]))
         if counts["cancelled"] or getattr(report, "cancelled", False):
             parts.append(self.tr("{n} not added (cancelled)").format(n=counts["cancelled"]))
         self.title_label.setText(
@@ -175,6 +187,8 @@ class IngestPanel(QWidget):
         self.cancel_button.setVisible(False)
         self.retry_button.setVisible(bool(self.failed_paths()))
         self.close_button.setVisible(True)
+        if self._ocr_running:
+            self._ocr_header()
 
     def fail(self, message: str) -> None:
         """The whole batch failed (e.g. the library could not be written)."""
@@ -196,6 +210,16 @@ class IngestPanel(QWidget):
         """The stage shown for ``path`` (``queued``, ``indexed``, ``failed``…)."""
         item = self._items.get(str(path))
         return item.data(0, _STAGE_ROLE) if item is not None else None
+
+    def label_of(self, path: str) -> str | None:
+        """The state text shown for ``path`` ("Waiting for OCR", …)."""
+        item = self._items.get(str(path))
+        return item.text(1) if item is not None else None
+
+    def detail_of(self, path: str) -> str | None:
+        """The details text shown for ``path``."""
+        item = self._items.get(str(path))
+        return item.text(2) if item is not None else None
 
     def failed_paths(self, kind: str | None = None) -> list[str]:
         """Paths whose last state is failed (optionally only of one error kind)."""
@@ -219,7 +243,17 @@ class IngestPanel(QWidget):
             self._items[path] = item
         return item
 
-    def _set_state(self, path: str, stage: str, chunks: Any, error: Any, kind: Any) -> None:
+    def _set_state(
+        self,
+        path: str,
+        stage: str,
+        chunks: Any = 0,
+        error: Any = None,
+        kind: Any = None,
+        *,
+        label: str | None = None,
+        detail: str | None = None,
+    ) -> None:
         item = self._row(path)
         labels = {
             "queued": self.tr("Waiting"),
@@ -229,8 +263,10 @@ class IngestPanel(QWidget):
             "unchanged": self.tr("Already up to date"),
             "failed": self.tr("Could not be read"),
             "cancelled": self.tr("Cancelled"),
+            "ocr_queued": self.tr("Waiting for OCR"),
+            "ocr_paused": self.tr("Paused"),
         }
-        item.setText(1, labels.get(stage, stage))
+        item.setText(1, label or labels.get(stage, stage))
         item.setData(0, _STAGE_ROLE, stage)
         item.setData(0, _KIND_ROLE, kind)
         if stage == "failed":
@@ -241,13 +277,156 @@ class IngestPanel(QWidget):
             item.setToolTip(2, f"<p>{html.escape(detail)}</p>")
             for column in range(3):
                 item.setForeground(column, _ERROR_COLOUR)
-        else:
+            return
+        if detail is None:
             if stage == "indexed":
-                item.setText(2, self.tr("{n} passages").format(n=chunks or 0))
+                detail = self.tr("{n} passages").format(n=chunks or 0)
+            elif stage == "ocr_queued":
+                detail = (
+                    self.tr("Scanned: its pages are read by OCR after the other files.")
+                    if self._ocr_enabled
+                    else self.tr("Scanned: reading scanned pages is turned off in Settings.")
+                )
             elif stage in ("queued", "reading", "embedding", "unchanged", "cancelled"):
-                item.setText(2, "")
-            for column in range(3):
-                item.setData(column, Qt.ItemDataRole.ForegroundRole, None)
+                detail = ""
+        if detail is not None:
+            item.setText(2, detail)
+            item.setToolTip(2, f"<p>{html.escape(detail)}</p>" if detail else "")
+        for column in range(3):
+            item.setData(column, Qt.ItemDataRole.ForegroundRole, None)
+
+    # --- OCR (scanned pages, read after the batch) --------------------------------
+
+    def set_ocr_enabled(self, enabled: bool) -> None:
+        """Whether OCR is on (rows of waiting scans say so when it is off)."""
+        self._ocr_enabled = bool(enabled)
+        for path, item in self._items.items():
+            if item.data(0, _STAGE_ROLE) == "ocr_queued":
+                self._set_state(path, "ocr_queued")
+
+    @property
+    def ocr_running(self) -> bool:
+        return self._ocr_running
+
+    def ocr_started(self) -> None:
+        """OCR began reading the waiting scans."""
+        self._ocr_running = True
+        self._ocr_clock.clear()
+        if not self._running:
+            self._ocr_header()
+
+    def _ocr_header(self) -> None:
+        self.title_label.setText(self.tr("Reading scanned pages"))
+        self.progress.setRange(0, 0)
+        self.summary_label.setText(self.tr("Starting OCR…"))
+        self.cancel_button.setVisible(True)
+        self.cancel_button.setEnabled(True)
+        self.cancel_button.setToolTip(
+            self.tr("Pause reading scanned pages; pages already read are kept")
+        )
+        self.retry_button.setVisible(False)
+        self.close_button.setVisible(True)
+
+    def update_ocr(self, progress: Any) -> None:
+        """Apply one OcrProgress report (on the GUI thread)."""
+        path, status = str(progress.path), progress.status
+        done, total = int(progress.pages_done or 0), int(progress.pages_total or 0)
+        if status in ("started", "page_read", "page_unreadable", "page_failed", "indexing"):
+            if done < total and status != "indexing":
+                label = self.tr("Reading scanned page {n} of {total}…").format(
+                    n=done + 1, total=total
+                )
+            else:
+                label = self.tr("Indexing…")
+            detail = self.tr("{done} of {total} pages read").format(done=done, total=total)
+            self._set_state(path, "ocr_reading", label=label, detail=detail)
+            self._ocr_clock.setdefault(path, (time.monotonic(), done))
+        elif status == "indexed":
+            self._set_state(
+                path,
+                "indexed",
+                kind="ocr",
+                label=self.tr("Added (read by OCR)"),
+                detail=self.tr("{n} pages read by OCR").format(n=total),
+            )
+        elif status == "unreadable":
+            self._set_state(
+                path, "failed", error=progress.error, kind="ocr_unreadable",
+                label=self.tr("No readable text"),
+            )  # fmt: skip
+        elif status == "failed":
+            self._set_state(path, "failed", error=progress.error, kind="ocr_failed")
+        elif status == "cancelled":
+            self._set_state(
+                path,
+                "ocr_paused",
+                detail=self.tr(
+                    "Continues at the next start ({done} of {total} pages read)."
+                ).format(done=done, total=total),
+            )
+        if self._running or not self._ocr_running:
+            return
+        if total:
+            self.progress.setRange(0, total)
+            self.progress.setValue(min(done, total))
+            self.progress.setFormat(self.tr("page %v of %m"))
+        parts = [self.tr("Reading “{name}”").format(name=Path(path).name)]
+        eta = self._ocr_eta(path, done, total)
+        if eta:
+            parts.append(eta)
+        self.summary_label.setText(" · ".join(parts))
+
+    def _ocr_eta(self, path: str, done: int, total: int) -> str:
+        first, done_then = self._ocr_clock.get(path, (time.monotonic(), done))
+        elapsed, read = time.monotonic() - first, done - done_then
+        if read <= 0 or elapsed < 1.0 or done >= total:
+            return ""
+        remaining = elapsed / read * (total - done)
+        if remaining < 60:
+            return self.tr("about {n} s left").format(n=max(1, round(remaining)))
+        return self.tr("about {n} min left").format(n=round(remaining / 60))
+
+    def ocr_finished(self, report: Any) -> None:
+        """OCR ended; ``report`` is the OcrReport (authoritative final states)."""
+        self._ocr_running = False
+        counts: dict[str, int] = {}
+        for job in getattr(report, "jobs", []) or []:
+            counts[job.status] = counts.get(job.status, 0) + 1
+            if job.status == "indexed":
+                self._set_state(
+                    job.path,
+                    "indexed",
+                    job.chunks,
+                    kind="ocr",
+                    label=self.tr("Added (read by OCR)"),
+                    detail=self.tr("{n} passages").format(n=job.chunks),
+                )
+            elif job.status == "unchanged":
+                self._set_state(job.path, "unchanged", kind="ocr")
+        if self._running:
+            return  # the batch running meanwhile owns the header
+        self.cancel_button.setVisible(False)
+        self.cancel_button.setToolTip(self.tr("Stop adding files; files already added are kept"))
+        self.close_button.setVisible(True)
+        self.retry_button.setVisible(bool(self.failed_paths()))
+        error = getattr(report, "error", None)
+        if error:
+            self.title_label.setText(self.tr("Scanned pages could not be read"))
+            self.summary_label.setText(str(error))
+            return
+        self.title_label.setText(
+            self.tr("Paused") if getattr(report, "cancelled", False) else self.tr("Done")
+        )
+        self.progress.setRange(0, 1)
+        self.progress.setValue(1)
+        self.progress.setFormat("")
+        parts = [self.tr("{n} read by OCR").format(n=counts.get("indexed", 0))]
+        unreadable = counts.get("unreadable", 0) + counts.get("failed", 0)
+        if unreadable:
+            parts.append(self.tr("{n} could not be read").format(n=unreadable))
+        if getattr(report, "cancelled", False):
+            parts.append(self.tr("the rest continues at the next start"))
+        self.summary_label.setText(", ".join(parts) + ".")
 
     def _summary(self, progress: Any) -> str:
         done = int(getattr(progress, "files_done", 0) or 0)
@@ -278,8 +457,12 @@ class IngestPanel(QWidget):
 
     def _cancel(self) -> None:
         self.cancel_button.setEnabled(False)
-        self.summary_label.setText(self.tr("Cancelling… files already added are kept."))
-        self.cancelRequested.emit()
+        if self._running:
+            self.summary_label.setText(self.tr("Cancelling… files already added are kept."))
+            self.cancelRequested.emit()
+        elif self._ocr_running:
+            self.summary_label.setText(self.tr("Pausing… pages already read are kept."))
+            self.ocrCancelRequested.emit()
 
     def _retry_failed(self) -> None:
         paths = self.failed_paths()

@@ -5,21 +5,20 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QSize, Qt, Signal
-from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence, QShortcut
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import (
     QFileDialog,
     QLabel,
     QMainWindow,
     QMessageBox,
-    QProgressBar,
     QSplitter,
     QStackedWidget,
-    QToolBar,
     QVBoxLayout,
     QWidget,
 )
 
+from agentmaker_desk.activity_bar import ActivityBar
 from agentmaker_desk.answer_pane import AnswerPane
 from agentmaker_desk.ask_box import AskBar, local_paths
 from agentmaker_desk.bridge import EngineBridge
@@ -28,11 +27,14 @@ from agentmaker_desk.chunk_tree_model import document_title
 from agentmaker_desk.empty_state import EmptyLibraryView
 from agentmaker_desk.icons import icon
 from agentmaker_desk.ingest_panel import IngestPanel
-from agentmaker_desk.password_dialog import ask_password
+from agentmaker_desk.link_offer import LinkOffer
+from agentmaker_desk.password_flow import PasswordFlow
 from agentmaker_desk.settings import ApiKeyStore, DeskSettings, SettingsStore
 from agentmaker_desk.settings_dialog import SettingsDialog
 from agentmaker_desk.source_view import SourceView
 from agentmaker_desk.sources_view import SourcesView
+from agentmaker_desk.window_actions import build_actions
+from agentmaker_desk.window_state import capture_window_state, restore_window_state
 
 
 class MainWindow(QMainWindow):
@@ -55,7 +57,7 @@ class MainWindow(QMainWindow):
         self._sources: dict[int, Any] = {}
         self._shown_chunk_id: str | None = None
         self._dialogs: set[QWidget] = set()
-        self._asking: set[str] = set()  # files whose password is being asked for
+        self.passwords = PasswordFlow(bridge, self)
         self.setObjectName("mainWindow")
         self.setWindowTitle(self.tr("agentmaker Desk"))
         self.setWindowIcon(icon("app"))
@@ -63,10 +65,12 @@ class MainWindow(QMainWindow):
         self.resize(1280, 820)
 
         self._build_widgets()
-        self._build_actions()
+        build_actions(self)
         self._connect_bridge()
         self.browser.set_source(bridge.source_store, bridge.loader)
         self._show_documents(bridge.documents)
+        self.ingest_panel.set_ocr_enabled(self.settings.ocr)
+        restore_window_state(self, self._splitters(), store.window_state())
 
     # --- construction -------------------------------------------------------------
 
@@ -79,6 +83,7 @@ class MainWindow(QMainWindow):
         self.ingest_panel = IngestPanel(self)
         self.ingest_panel.setVisible(False)
         self.empty_view = EmptyLibraryView(self)
+        self.link_offer = LinkOffer(self)
 
         answer_area = QWidget(self)
         answer_layout = QVBoxLayout(answer_area)
@@ -108,6 +113,7 @@ class MainWindow(QMainWindow):
         central = QWidget(self)
         layout = QVBoxLayout(central)
         layout.setContentsMargins(8, 8, 8, 8)
+        layout.addWidget(self.link_offer)
         self.outer_splitter = QSplitter(Qt.Orientation.Vertical, central)
         self.outer_splitter.addWidget(self.stack)
         self.outer_splitter.addWidget(self.ingest_panel)
@@ -119,10 +125,10 @@ class MainWindow(QMainWindow):
         self.status_label = QLabel(self)
         self.status_label.setTextFormat(Qt.TextFormat.PlainText)
         self.statusBar().addWidget(self.status_label, 1)
-        self.work_progress = QProgressBar(self)
-        self.work_progress.setMaximumWidth(220)
-        self.work_progress.setVisible(False)
-        self.statusBar().addPermanentWidget(self.work_progress)
+        self.activity = ActivityBar(self)
+        self.activity.watch(self.bridge)
+        self.activity.message.connect(self._notice)
+        self.statusBar().addPermanentWidget(self.activity)
 
         self.ask_bar.askRequested.connect(self.ask)
         self.ask_bar.stopRequested.connect(self.bridge.stop_answer)
@@ -135,58 +141,11 @@ class MainWindow(QMainWindow):
         self.browser.reindexRequested.connect(self.reindex)
         self.empty_view.addRequested.connect(self.add_files)
         self.ingest_panel.cancelRequested.connect(self.bridge.cancel_ingest)
+        self.ingest_panel.ocrCancelRequested.connect(self.bridge.ocr.cancel)
         self.ingest_panel.retryRequested.connect(self.add_paths)
-        self.ingest_panel.passwordRequested.connect(self._password_for)
+        self.ingest_panel.passwordRequested.connect(self.passwords.ask_for)
         self.ingest_panel.closeRequested.connect(lambda: self.ingest_panel.setVisible(False))
-
-    def _build_actions(self) -> None:
-        file_menu = self.menuBar().addMenu(self.tr("&File"))
-        self.add_files_action = QAction(icon("add"), self.tr("Add files…"), self)
-        self.add_files_action.setShortcut(QKeySequence("Ctrl+O"))
-        self.add_files_action.triggered.connect(self.add_files)
-        self.add_folder_action = QAction(icon("folder"), self.tr("Add folder…"), self)
-        self.add_folder_action.triggered.connect(self.add_folder)
-        self.open_library_action = QAction(self.tr("Open library…"), self)
-        self.open_library_action.triggered.connect(self.choose_library)
-        self.settings_action = QAction(icon("settings"), self.tr("Settings…"), self)
-        self.settings_action.setShortcut(QKeySequence("Ctrl+,"))
-        self.settings_action.setMenuRole(QAction.MenuRole.PreferencesRole)
-        self.settings_action.triggered.connect(self.open_settings)
-        quit_action = QAction(self.tr("Quit"), self)
-        quit_action.setShortcut(QKeySequence.StandardKey.Quit)
-        quit_action.triggered.connect(self.close)
-        for action in (self.add_files_action, self.add_folder_action):
-            file_menu.addAction(action)
-        file_menu.addSeparator()
-        file_menu.addAction(self.open_library_action)
-        file_menu.addSeparator()
-        file_menu.addAction(self.settings_action)
-        file_menu.addSeparator()
-        file_menu.addAction(quit_action)
-
-        toolbar = QToolBar(self.tr("Main"), self)
-        toolbar.setObjectName("mainToolbar")
-        toolbar.setMovable(False)
-        toolbar.setIconSize(QSize(20, 20))
-        toolbar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
-        toolbar.addAction(self.add_files_action)
-        toolbar.addAction(self.add_folder_action)
-        spacer = QWidget(toolbar)
-        spacer.setSizePolicy(
-            spacer.sizePolicy().Policy.Expanding, spacer.sizePolicy().Policy.Preferred
-        )
-        toolbar.addWidget(spacer)
-        toolbar.addAction(self.settings_action)
-        settings_button = toolbar.widgetForAction(self.settings_action)
-        settings_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonIconOnly)
-        settings_button.setAccessibleName(self.tr("Settings"))
-        settings_button.setToolTip(self.tr("Settings (Ctrl+,)"))
-        self.addToolBar(toolbar)
-
-        focus = QShortcut(QKeySequence("Ctrl+L"), self)
-        focus.activated.connect(self.focus_question)
-        stop = QShortcut(QKeySequence(Qt.Key.Key_Escape), self)
-        stop.activated.connect(self.bridge.stop_answer)
+        self.link_offer.accepted.connect(self.link_folders)
 
     def _connect_bridge(self) -> None:
         # Bound methods only: Qt disconnects them when this window is destroyed.
@@ -203,10 +162,26 @@ class MainWindow(QMainWindow):
         b.answerPiece.connect(self.answer_pane.append)
         b.answerFinished.connect(self._answer_finished)
         b.answerFailed.connect(self._answer_failed)
-        b.reembedProgress.connect(self._reembed_progress)
-        b.reembedFinished.connect(self._reembed_finished)
-        b.reembedFailed.connect(self._reembed_failed)
         b.notice.connect(self._notice)
+        b.ocr.started.connect(self._ocr_started)
+        b.ocr.progress.connect(self.ingest_panel.update_ocr)
+        b.ocr.finished.connect(self.ingest_panel.ocr_finished)
+        b.ocr.failed.connect(self._notice)
+        b.folders.passwordNeeded.connect(self.passwords.ask_all)
+        b.folders.linkFailed.connect(self._notice)
+
+    def _splitters(self) -> dict[str, QSplitter]:
+        return {
+            "outer": self.outer_splitter,
+            "main": self.main_splitter,
+            "right": self.right_splitter,
+            "lower": self.lower_splitter,
+            "browser": self.browser.splitter,
+        }
+
+    def save_window_state(self) -> None:
+        """Remember the size, position and splitters for the next start."""
+        self.store.save_window_state(capture_window_state(self, self._splitters()))
 
     # --- files in ------------------------------------------------------------------
 
@@ -227,11 +202,23 @@ class MainWindow(QMainWindow):
             self.add_paths(paths)
 
     def add_paths(self, paths: list[str], passwords: dict[str, str] | None = None) -> Any:
-        """Add files and folders to the library (in the background)."""
+        """Add files and folders to the library (in the background); for folders not
+        followed yet, offer to keep them in sync."""
         if self.bridge.library is None:
             self._notice(self.tr("No library is open."))
             return None
+        folders = [
+            p for p in paths if Path(p).is_dir() and self.bridge.folders.folder_of(p) is None
+        ]
+        if folders and self.bridge.folders.attached:
+            self.link_offer.offer(folders)
         return self.bridge.ingest(paths, passwords)
+
+    def link_folders(self, folders: list[str]) -> None:
+        """Keep ``folders`` in sync with the library (they are scanned at once)."""
+        for folder in folders:
+            self.bridge.folders.link(folder)
+        self._notice(self.tr("The library now follows the folder; see Settings › Linked folders."))
 
     def add_files(self) -> None:
         """Pick files to add (non-modal dialog)."""
@@ -241,7 +228,7 @@ class MainWindow(QMainWindow):
             [
                 self.tr(
                     "Documents (*.pdf *.docx *.md *.markdown *.txt *.html *.htm *.csv *.json "
-                    "*.jsonl *.epub)"
+                    "*.jsonl *.epub *.png *.jpg *.jpeg *.tif *.tiff)"
                 ),
                 self.tr("All files (*)"),
             ]
@@ -282,6 +269,8 @@ class MainWindow(QMainWindow):
 
     def _library_opened(self, path: str) -> None:
         self.browser.set_source(self.bridge.source_store, self.bridge.loader)
+        self.link_offer.dismiss()
+        self.ingest_panel.set_ocr_enabled(self.bridge.ocr.enabled)
         self.setWindowTitle(self.tr("{name} — agentmaker Desk").format(name=Path(path).name))
         if self.settings.last_library != path:
             self.settings.last_library = path
@@ -314,52 +303,27 @@ class MainWindow(QMainWindow):
 
     def _ingest_finished(self, report: Any) -> None:
         self.ingest_panel.finish(report)
-        locked = [
-            f.path
-            for f in report.files
-            if f.error_kind == "password_required" and f.path not in self._asking
-        ]
-        if locked and not report.cancelled:
-            self.bridge.spawn(self.ask_passwords(locked), "passwords")
+        self.passwords.ingest_finished(report)
 
-    async def ask_passwords(self, paths: list[str]) -> None:
-        """Ask for each locked file's password (one dialog at a time) and retry."""
-        self._asking.update(paths)
-        for path in paths:
-            await self._retry_with_password(path)
-
-    def _password_for(self, path: str) -> None:
-        if path not in self._asking:
-            self.bridge.spawn(self._retry_with_password(path), "password")
-
-    async def _retry_with_password(self, path: str) -> None:
-        # One prompt per file: the retry's own "finished" must not open a second one.
-        self._asking.add(path)
-        try:
-            wrong = False
-            while True:
-                password = await ask_password(path, wrong=wrong, parent=self)
-                if password is None:
-                    return
-                report = await self.bridge.aingest([path], {path: password})
-                if report is None:
-                    return
-                if not any(f.error_kind == "password_required" for f in report.files):
-                    return
-                wrong = True
-        finally:
-            self._asking.discard(path)
+    def _ocr_started(self) -> None:
+        self.ingest_panel.ocr_started()
+        self.ingest_panel.setVisible(True)
 
     def confirm_remove(self, doc_id: str) -> None:
         """Ask before removing a document (non-modal)."""
         info = self.bridge.document(doc_id)
         name = document_title(info) if info is not None else doc_id
+        text = self.tr("Remove “{name}” from the library? The file itself is not deleted.")
+        folder = self.bridge.folders.folder_of(getattr(info, "source", "") or "") if info else None
+        if folder:
+            text += " " + self.tr(
+                "It is in a linked folder, so it comes back at the next sync unless you add it "
+                "to the folder's list of files to skip."
+            )
         box = QMessageBox(
             QMessageBox.Icon.Question,
             self.tr("Remove document"),
-            self.tr("Remove “{name}” from the library? The file itself is not deleted.").format(
-                name=name
-            ),
+            text.format(name=name),
             QMessageBox.StandardButton.Cancel,
             self,
         )
@@ -441,17 +405,24 @@ class MainWindow(QMainWindow):
 
     # --- settings -----------------------------------------------------------------
 
-    def open_settings(self) -> SettingsDialog:
-        """Open the settings dialog (non-modal)."""
+    def open_settings(self, page: str | None = None) -> SettingsDialog:
+        """Open the settings dialog (non-modal); ``page`` "linked" shows Linked folders."""
         passages = sum(int(getattr(d, "chunk_count", 0) or 0) for d in self.bridge.documents)
         dialog = SettingsDialog(
             self.settings,
             self.keys,
             discover=self.bridge.discover_servers,
             passage_count=passages,
+            links=self.bridge.folders,
+            ocr=self.bridge.ocr,
             parent=self,
         )
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)  # drops its signal links
         dialog.applied.connect(self.apply_settings)
+        if dialog.linked_page is not None:
+            dialog.linked_page.passwordRequested.connect(self.passwords.ask_for)
+            if page == "linked":
+                dialog.tabs.setCurrentWidget(dialog.linked_page)
         self._open_dialog(dialog)
         return dialog
 
@@ -461,6 +432,7 @@ class MainWindow(QMainWindow):
         self.settings = settings
         self.store.save(settings)
         self.bridge.apply_settings(settings)
+        self.ingest_panel.set_ocr_enabled(self.bridge.ocr.enabled)
         embedder_changed = (
             settings.embedder.kind,
             settings.embedder.base_url,
@@ -477,28 +449,8 @@ class MainWindow(QMainWindow):
         except Exception as error:  # a bad address is a message, not a crash
             self._notice(str(error))
             return
-        self.work_progress.setVisible(True)
-        self.work_progress.setRange(0, 0)
         self._notice(self.tr("Re-computing search vectors with the new embedding model…"))
         await self.bridge.reembed(embedder)
-
-    def _reembed_progress(self, done: int, total: int) -> None:
-        self.work_progress.setVisible(True)
-        self.work_progress.setRange(0, max(total, 1))
-        self.work_progress.setValue(done)
-        self.work_progress.setFormat(self.tr("Vectors %v of %m"))
-
-    def _reembed_finished(self, cancelled: bool) -> None:
-        self.work_progress.setVisible(False)
-        self._notice(
-            self.tr("Re-embedding was cancelled; the old vectors are kept.")
-            if cancelled
-            else self.tr("The library now searches with the new embedding model.")
-        )
-
-    def _reembed_failed(self, message: str) -> None:
-        self.work_progress.setVisible(False)
-        self._notice(message)
 
     def _notice(self, message: str) -> None:
         self.statusBar().showMessage(message, 10_000)
@@ -506,6 +458,12 @@ class MainWindow(QMainWindow):
     # --- closing --------------------------------------------------------------------
 
     def closeEvent(self, event: QCloseEvent) -> None:
+        """Remember the layout and stop the answer and the batch in progress.
+
+        OCR and linked folders stop when the app closes the library (``close_library``),
+        not here: a window rebuilt for another language keeps them running.
+        """
+        self.save_window_state()
         self.bridge.stop_answer()
         self.bridge.cancel_ingest()
         super().closeEvent(event)

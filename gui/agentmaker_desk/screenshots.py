@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
@@ -209,8 +210,50 @@ async def _render_language(tmp: Path, out: Path, lang: str, embedder: Any) -> li
     await _pause(0.2)
     files.append(_grab(dialog, out / f"06-settings-{lang}.png"))
     dialog.reject()
+
+    files.append(await _render_ocr(window, docs, out / f"07-ocr-{lang}.png"))
+    files.append(await _render_linked(window, docs, out / f"08-linked-folders-{lang}.png"))
     await bridge.close_library()
     window.close()
     window.deleteLater()
     await _pause()
     return files
+
+
+async def _render_ocr(window: MainWindow, docs: Path, path: Path) -> Path:
+    """A folder was dropped: its text files are in, its scans are being read by OCR."""
+    from agentmaker.ocr import OcrProgress, OcrReport
+    from agentmaker.rag.batch import BatchReport, FileOutcome
+
+    bridge = window.bridge
+    contract, receipt = str(docs / "Scanned contract.pdf"), str(docs / "Receipt.jpg")
+    window.link_offer.offer([str(docs)])
+    window._ingest_started([str(docs)])
+    outcomes = [FileOutcome(str(docs / n), "indexed", chunks=3 + len(n) % 4) for n in SAMPLES]
+    outcomes += [FileOutcome(contract, "ocr_queued"), FileOutcome(receipt, "ocr_queued")]
+    window.ingest_panel.finish(BatchReport(files=outcomes))
+    window.activity.show_delay_ms = 0
+    bridge.ocr.started.emit()
+    bridge.ocr.progress.emit(OcrProgress(contract, 0, 0, 6, "started"))
+    window.ingest_panel._ocr_clock[contract] = (time.monotonic() - 16, 0)  # for the ETA
+    for page in (1, 2):
+        bridge.ocr.progress.emit(OcrProgress(contract, page, page, 6, "page_read"))
+    await _pause(0.3)
+    shot = _grab(window, path)
+    bridge.ocr.finished.emit(OcrReport(cancelled=True))
+    window.ingest_panel.setVisible(False)
+    window.link_offer.dismiss()
+    return shot
+
+
+async def _render_linked(window: MainWindow, docs: Path, path: Path) -> Path:
+    """Settings › Linked folders with a synced folder, a skip list and a failed file."""
+    bridge = window.bridge
+    (docs / "Meeting notes.md").write_text("", encoding="utf-8")  # cannot be indexed
+    await bridge.folders.alink(str(docs), ["drafts/", "*.tmp"])
+    await bridge.folders.wait_idle()
+    dialog = window.open_settings("linked")
+    await _pause(0.3)
+    shot = _grab(dialog, path)
+    dialog.reject()
+    return shot

@@ -12,7 +12,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from PySide6.QtCore import QSettings
+from PySide6.QtCore import QByteArray, QSettings
 
 #: Environment variable that points the settings file elsewhere (tests, portable installs).
 SETTINGS_ENV = "AGENTMAKER_DESK_SETTINGS"
@@ -80,6 +80,7 @@ class DeskSettings:
     retrieval: RetrievalOptions = field(default_factory=RetrievalOptions)
     language: str = "system"
     last_library: str = ""
+    ocr: bool = True  # read scanned pages and pictures
 
 
 def _bool(value: object, default: bool) -> bool:
@@ -132,6 +133,7 @@ class SettingsStore:
             ),
             language=str(s.value("ui/language", "system")),
             last_library=str(s.value("library/last", "")),
+            ocr=_bool(s.value("documents/ocr"), True),
         )
 
     def save(self, settings: DeskSettings) -> None:
@@ -152,6 +154,24 @@ class SettingsStore:
         s.setValue("retrieval/heading_context", r.heading_context)
         s.setValue("ui/language", settings.language)
         s.setValue("library/last", settings.last_library)
+        s.setValue("documents/ocr", settings.ocr)
+        s.sync()
+
+    def window_state(self) -> dict[str, QByteArray]:
+        """The saved window geometry and splitter states (``window/<name>``)."""
+        s = self._qsettings
+        s.beginGroup("window")
+        try:
+            state = {key: s.value(key) for key in s.childKeys()}
+        finally:
+            s.endGroup()
+        return {k: v for k, v in state.items() if isinstance(v, QByteArray) and not v.isEmpty()}
+
+    def save_window_state(self, state: dict[str, QByteArray]) -> None:
+        """Remember the window geometry and splitter states until the next start."""
+        s = self._qsettings
+        for key, value in state.items():
+            s.setValue(f"window/{key}", value)
         s.sync()
 
 

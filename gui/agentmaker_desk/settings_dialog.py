@@ -1,7 +1,8 @@
-"""The settings dialog: language model, embedder, retrieval options, interface language.
+"""The settings dialog: models, retrieval, scanned documents, linked folders, language.
 
 Opened with ``open()`` (never ``exec()`` inside an async slot). On Save it emits
-``applied(settings, keys_changed)``; the window applies it through the bridge.
+``applied(settings, keys_changed)``; the window applies it through the bridge. The
+Linked folders page is the exception: its changes apply at once.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from PySide6.QtWidgets import (
 )
 
 from agentmaker_desk.i18n import LANGUAGES
+from agentmaker_desk.linked_folders_page import LinkedFoldersPage
 from agentmaker_desk.settings import (
     COHERE_ACCOUNT,
     DEFAULT_URLS,
@@ -43,7 +45,7 @@ Discover = Callable[[], Awaitable[list[Any]]]
 
 
 class SettingsDialog(QDialog):
-    """Four tabs; Save writes nothing itself — it hands the result to the window."""
+    """Tabs; Save writes nothing itself — it hands the result to the window."""
 
     applied = Signal(object, bool)  # DeskSettings, whether an API key changed
 
@@ -54,8 +56,12 @@ class SettingsDialog(QDialog):
         *,
         discover: Discover | None = None,
         passage_count: int = 0,
+        links: Any = None,
+        ocr: Any = None,
         parent: QWidget | None = None,
     ) -> None:
+        """``links`` (FolderLinks) adds the Linked folders page; ``ocr`` (OcrRunner) shows
+        the scanned documents waiting to be read."""
         super().__init__(parent)
         self.setObjectName("settingsDialog")
         self.setWindowTitle(self.tr("Settings"))
@@ -70,6 +76,11 @@ class SettingsDialog(QDialog):
         self.tabs.addTab(self._model_tab(), self.tr("Language model"))
         self.tabs.addTab(self._embedder_tab(), self.tr("Embeddings"))
         self.tabs.addTab(self._retrieval_tab(), self.tr("Retrieval"))
+        self.tabs.addTab(self._ocr_tab(ocr), self.tr("Scanned documents"))
+        self.linked_page: LinkedFoldersPage | None = None
+        if links is not None:
+            self.linked_page = LinkedFoldersPage(links, self)
+            self.tabs.addTab(self.linked_page, self.tr("Linked folders"))
         self.tabs.addTab(self._interface_tab(), self.tr("Interface"))
 
         buttons = QDialogButtonBox(
@@ -82,7 +93,7 @@ class SettingsDialog(QDialog):
         layout = QVBoxLayout(self)
         layout.addWidget(self.tabs, 1)
         layout.addWidget(buttons)
-        self.resize(620, 460)
+        self.resize(760, 560)
         self._load(settings)
 
     # --- tabs ---------------------------------------------------------------------
@@ -195,6 +206,55 @@ class SettingsDialog(QDialog):
         form.addRow(self.heading_context)
         return page
 
+    def _ocr_tab(self, ocr: Any) -> QWidget:
+        page = QWidget(self)
+        form = QFormLayout(page)
+        self.ocr_check = QCheckBox(self.tr("Read scanned pages (OCR)"), page)
+        self.ocr_check.setObjectName("ocrEnabled")
+        note = QLabel(
+            self.tr(
+                "Pictures (PNG, JPEG, TIFF) and PDF pages without text are read on this "
+                "computer; nothing is sent anywhere. Reading takes a few seconds per page and "
+                "runs in the background. When this is off, scanned PDFs are remembered and "
+                "read once it is turned on again."
+            ),
+            page,
+        )
+        note.setWordWrap(True)
+        self.ocr_status = QLabel(page)
+        self.ocr_status.setObjectName("ocrStatus")
+        self.ocr_status.setTextFormat(Qt.TextFormat.PlainText)
+        self.ocr_status.setWordWrap(True)
+        self.ocr_retry = QPushButton(self.tr("Try the failed ones again"), page)
+        self.ocr_retry.setVisible(False)
+        form.addRow(self.ocr_check)
+        form.addRow(note)
+        form.addRow(self.ocr_status)
+        form.addRow("", self.ocr_retry)
+        if ocr is not None and not ocr.available:
+            self.ocr_check.setEnabled(False)
+            self.ocr_status.setText(
+                self.tr("This installation of the app does not include OCR, so scans stay unread.")
+            )
+        elif ocr is not None:
+            ocr.countsChanged.connect(self._show_ocr_counts)
+            self.ocr_retry.clicked.connect(ocr.request_retry)
+            ocr.request_counts()
+        return page
+
+    def _show_ocr_counts(self, counts: dict[str, int]) -> None:
+        pending, failed = counts.get("pending", 0), counts.get("failed", 0)
+        parts = []
+        if pending:
+            parts.append(self.tr("{n} scanned documents are waiting to be read.").format(n=pending))
+        if failed:
+            parts.append(self.tr("{n} could not be read.").format(n=failed))
+        done = counts.get("done", 0)
+        if not parts:
+            parts.append(self.tr("{n} scanned documents were read.").format(n=done))
+        self.ocr_status.setText(" ".join(parts))
+        self.ocr_retry.setVisible(failed > 0)
+
     def _interface_tab(self) -> QWidget:
         page = QWidget(self)
         form = QFormLayout(page)
@@ -222,6 +282,7 @@ class SettingsDialog(QDialog):
         self.hyde.setChecked(r.hyde)
         self.neighbors.setValue(r.neighbor_window)
         self.heading_context.setChecked(r.heading_context)
+        self.ocr_check.setChecked(settings.ocr)
         self._select(self.language, settings.language)
         self._llm_kind_changed()
         self._embedder_changed()
@@ -250,6 +311,7 @@ class SettingsDialog(QDialog):
             ),
             language=self.language.currentData(),
             last_library=self._original.last_library,
+            ocr=self.ocr_check.isChecked(),
         )
 
     def embedder_changed(self) -> bool:

@@ -19,6 +19,36 @@ from agentmaker_desk.main_window import MainWindow
 from agentmaker_desk.settings import ApiKeyStore, SettingsStore
 from PySide6.QtWidgets import QApplication
 
+from .helpers import StubOcrEngine
+
+
+class TestEventLoop(qasync.QEventLoop):
+    """qasync's loop without the extra Qt event pass after ``run_until_complete``.
+
+    qasync runs Qt's events once more after the loop stopped, with no running asyncio
+    loop set, so a task stepped then fails ("no running event loop") in ``to_thread``.
+    The app runs one ``run_until_complete`` for its whole life and never meets this; a
+    test starts and stops the loop hundreds of times, so here pending events simply
+    wait for the next run.
+    """
+
+    def run_until_complete(self, future: Any) -> Any:
+        if self.is_running():
+            raise RuntimeError("Event loop already running")
+        future = asyncio.ensure_future(future, loop=self)
+
+        def stop(_future: Any) -> None:
+            self.stop()
+
+        future.add_done_callback(stop)
+        try:
+            self.run_forever()
+        finally:
+            future.remove_done_callback(stop)
+        if not future.done():
+            raise RuntimeError("Event loop stopped before Future completed.")
+        return future.result()
+
 
 class Loop:
     """A qasync loop with helpers to drive coroutines and wait for conditions."""
@@ -54,7 +84,7 @@ class Loop:
 
 @pytest.fixture
 def qloop(qapp: QApplication) -> Iterator[Loop]:
-    loop = qasync.QEventLoop(qapp, already_running=False)
+    loop = TestEventLoop(qapp, already_running=False)
     asyncio.set_event_loop(loop)
     try:
         yield Loop(loop)
@@ -76,14 +106,30 @@ def settings_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return path
 
 
-@pytest.fixture
-def desk(qloop: Loop, qtbot: Any, tmp_path: Path, settings_file: Path) -> Iterator[MainWindow]:
-    """A shown MainWindow over a fresh library file, with the fake embedder."""
+def make_desk(
+    qloop: Loop, qtbot: Any, library: Path, settings_file: Path, ocr: Any = None
+) -> MainWindow:
+    """A shown MainWindow over ``library`` with the fake embedder and a stub OCR engine."""
     store = SettingsStore(settings_file)
-    bridge = EngineBridge(embedder=FakeEmbedder(), keys=ApiKeyStore())
+    bridge = EngineBridge(
+        embedder=FakeEmbedder(),
+        keys=ApiKeyStore(),
+        ocr_engine=ocr or StubOcrEngine(),
+        folder_debounce=0.2,
+    )
     window = MainWindow(bridge, store, bridge._keys)
     qtbot.addWidget(window)
     window.show()
-    assert qloop.run(bridge.open_library(tmp_path / "Library.agentmaker.sqlite"))
+    assert qloop.run(bridge.open_library(library))
+    # The linked-folder watcher's first scan reports on the loop: let it land now, so
+    # synchronous widget code in a test never runs its callbacks outside the loop.
+    assert qloop.run(bridge.folders.wait_idle())
+    return window
+
+
+@pytest.fixture
+def desk(qloop: Loop, qtbot: Any, tmp_path: Path, settings_file: Path) -> Iterator[MainWindow]:
+    """A shown MainWindow over a fresh library file, with the fake embedder."""
+    window = make_desk(qloop, qtbot, tmp_path / "Library.agentmaker.sqlite", settings_file)
     yield window
-    qloop.run(bridge.close_library())
+    qloop.run(window.bridge.close_library())

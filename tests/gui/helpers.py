@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
+from agentmaker.ocr import OcrLine, OcrPage
+from agentmaker.testing import FakeEmbedder
 from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
 from PySide6.QtGui import QDragEnterEvent, QDropEvent, QTextCursor
 from PySide6.QtWidgets import QApplication, QTextBrowser, QWidget
@@ -52,3 +56,79 @@ def anchor_point(browser: QTextBrowser, href: str):
             it += 1
         block = block.next()
     raise AssertionError(f"no link {href!r}")
+
+
+class StubOcrEngine:
+    """Stands in for the OCR engine (seconds per page): one confident line per image.
+
+    ``hold()`` makes every page wait until ``release()`` lets it through, so a test can
+    look at the window while a page is being read.
+    """
+
+    name = "stub-ocr"
+
+    def __init__(self) -> None:
+        self.calls = 0
+        self.waiting = 0
+        self._gate: threading.Semaphore | None = None
+
+    def hold(self) -> None:
+        self._gate = threading.Semaphore(0)
+
+    def release(self, pages: int = 1) -> None:
+        if self._gate is not None:
+            for _ in range(pages):
+                self._gate.release()
+
+    def read_image(self, image: Any) -> OcrPage:
+        gate = self._gate
+        if gate is not None:
+            self.waiting += 1
+            try:
+                if not gate.acquire(timeout=30):
+                    raise TimeoutError("the test never released the page")
+            finally:
+                self.waiting -= 1
+        self.calls += 1
+        text = f"Zebra migration survey, scanned page {self.calls}"
+        return OcrPage([OcrLine(text, 0.97, (10.0, 10.0, 300.0, 40.0))], text, 0.97)
+
+
+class GatedEmbedder(FakeEmbedder):
+    """A fake embedder whose batches wait for ``release()`` once ``hold()`` was called."""
+
+    def __init__(self) -> None:
+        super().__init__(name="fake-embedder-2")
+        self.waiting = 0
+        self._gate: threading.Semaphore | None = None
+
+    def hold(self) -> None:
+        self._gate = threading.Semaphore(0)
+
+    def release(self, batches: int = 1) -> None:
+        if self._gate is not None:
+            for _ in range(batches):
+                self._gate.release()
+
+    def embed_batch(self, texts: Any) -> Any:
+        gate = self._gate
+        if gate is not None:
+            self.waiting += 1
+            try:
+                gate.acquire(timeout=30)
+            finally:
+                self.waiting -= 1
+        return super().embed_batch(texts)
+
+
+def make_scan(path: Path, pages: int) -> Path:
+    """An image-only PDF of ``pages`` pages (no text layer at all), like a scanner makes."""
+    from PIL import Image, ImageDraw
+
+    images = []
+    for number in range(1, pages + 1):
+        image = Image.new("RGB", (320, 420), "white")
+        ImageDraw.Draw(image).text((30, 40), f"Scanned page {number}", fill="black")
+        images.append(image)
+    images[0].save(path, save_all=True, append_images=images[1:], resolution=72.0)
+    return path

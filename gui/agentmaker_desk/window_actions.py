@@ -1,0 +1,79 @@
+"""The main window's menu, toolbar and keyboard shortcuts.
+
+Texts keep the ``MainWindow`` translation context they always had.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QCoreApplication, QSize, Qt
+from PySide6.QtGui import QAction, QKeySequence, QShortcut
+from PySide6.QtWidgets import QToolBar, QWidget
+
+from agentmaker_desk.icons import icon
+
+if TYPE_CHECKING:
+    from agentmaker_desk.main_window import MainWindow
+
+
+def build_actions(window: MainWindow) -> None:
+    """Create the File menu, the toolbar and the shortcuts of ``window``."""
+    file_menu = window.menuBar().addMenu(QCoreApplication.translate("MainWindow", "&File"))
+    window.add_files_action = QAction(
+        icon("add"), QCoreApplication.translate("MainWindow", "Add files…"), window
+    )
+    window.add_files_action.setShortcut(QKeySequence("Ctrl+O"))
+    window.add_files_action.triggered.connect(window.add_files)
+    window.add_folder_action = QAction(
+        icon("folder"), QCoreApplication.translate("MainWindow", "Add folder…"), window
+    )
+    window.add_folder_action.triggered.connect(window.add_folder)
+    window.open_library_action = QAction(
+        QCoreApplication.translate("MainWindow", "Open library…"), window
+    )
+    window.open_library_action.triggered.connect(window.choose_library)
+    window.linked_folders_action = QAction(
+        icon("sync"), QCoreApplication.translate("MainWindow", "Linked folders…"), window
+    )
+    window.linked_folders_action.triggered.connect(lambda: window.open_settings("linked"))
+    window.settings_action = QAction(
+        icon("settings"), QCoreApplication.translate("MainWindow", "Settings…"), window
+    )
+    window.settings_action.setShortcut(QKeySequence("Ctrl+,"))
+    window.settings_action.setMenuRole(QAction.MenuRole.PreferencesRole)
+    window.settings_action.triggered.connect(window.open_settings)
+    quit_action = QAction(QCoreApplication.translate("MainWindow", "Quit"), window)
+    quit_action.setShortcut(QKeySequence.StandardKey.Quit)
+    quit_action.triggered.connect(window.close)
+    for action in (window.add_files_action, window.add_folder_action):
+        file_menu.addAction(action)
+    file_menu.addSeparator()
+    file_menu.addAction(window.open_library_action)
+    file_menu.addAction(window.linked_folders_action)
+    file_menu.addSeparator()
+    file_menu.addAction(window.settings_action)
+    file_menu.addSeparator()
+    file_menu.addAction(quit_action)
+
+    toolbar = QToolBar(QCoreApplication.translate("MainWindow", "Main"), window)
+    toolbar.setObjectName("mainToolbar")
+    toolbar.setMovable(False)
+    toolbar.setIconSize(QSize(20, 20))
+    toolbar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+    toolbar.addAction(window.add_files_action)
+    toolbar.addAction(window.add_folder_action)
+    spacer = QWidget(toolbar)
+    spacer.setSizePolicy(spacer.sizePolicy().Policy.Expanding, spacer.sizePolicy().Policy.Preferred)
+    toolbar.addWidget(spacer)
+    toolbar.addAction(window.settings_action)
+    settings_button = toolbar.widgetForAction(window.settings_action)
+    settings_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonIconOnly)
+    settings_button.setAccessibleName(QCoreApplication.translate("MainWindow", "Settings"))
+    settings_button.setToolTip(QCoreApplication.translate("MainWindow", "Settings (Ctrl+,)"))
+    window.addToolBar(toolbar)
+
+    focus = QShortcut(QKeySequence("Ctrl+L"), window)
+    focus.activated.connect(window.focus_question)
+    stop = QShortcut(QKeySequence(Qt.Key.Key_Escape), window)
+    stop.activated.connect(window.bridge.stop_answer)
