@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import itertools
 import os
 import statistics
 import tempfile
@@ -24,18 +25,17 @@ from pathlib import Path
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ.setdefault("QT_API", "pyside6")
 
-from PySide6.QtCore import Qt, QTimer  # noqa: E402
-from PySide6.QtTest import QTest  # noqa: E402
-from PySide6.QtWidgets import QApplication  # noqa: E402
-
-import qasync  # noqa: E402
+import qasync
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QApplication
 
 REPO = Path(__file__).resolve().parents[1]
 CORPUS = REPO.parent / "shared" / "corpus" / "good"
 OUT = REPO / "benchmarks" / "out"
 
 
-def _embedder(kind: str):  # noqa: ANN202
+def _embedder(kind: str):
     if kind == "local":
         from agentmaker.models.local_embedder import LocalEmbedder
 
@@ -68,7 +68,7 @@ async def _measure(kind: str, folder: Path, repeat: int) -> dict[str, object]:
     await bridge.wait_idle()
     ingest_seconds = time.perf_counter() - started
     timer.stop()
-    gaps = [b - a for a, b in zip(beats, beats[1:], strict=False)]
+    gaps = [b - a for a, b in itertools.pairwise(beats)]
     worst_stall_ms = (max(gaps) - 0.010) * 1000 if gaps else float("nan")
     p99_ms = (sorted(gaps)[int(len(gaps) * 0.99)] - 0.010) * 1000 if gaps else float("nan")
 
@@ -121,7 +121,8 @@ def main(argv: list[str] | None = None) -> int:
         "",
         "| measure | value | target |",
         "| --- | ---: | ---: |",
-        f"| longest event-loop stall while ingesting | {result['worst_stall_ms']:.0f} ms | < 100 ms |",
+        f"| longest event-loop stall while ingesting | {result['worst_stall_ms']:.0f} ms "
+        "| < 100 ms |",
         f"| 99th percentile heartbeat delay | {result['p99_gap_ms']:.1f} ms | |",
         f"| Enter → first answer character (median of {args.repeat}, scripted model) "
         f"| {result['first_char_ms_median']:.0f} ms | |",
