@@ -131,7 +131,7 @@ async def _render_language(tmp: Path, out: Path, lang: str, embedder: Any) -> li
     for name, text in SAMPLES.items():
         (docs / name).write_text(text, encoding="utf-8")
     store = SettingsStore(tmp / "settings.ini")
-    bridge = EngineBridge(embedder=embedder, keys=ApiKeyStore())
+    bridge = EngineBridge(embedder=embedder, keys=ApiKeyStore(), read_in_process=True)
     window = MainWindow(bridge, store, ApiKeyStore())
     window.resize(1280, 800)
     window.show()
