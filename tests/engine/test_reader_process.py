@@ -6,7 +6,6 @@ import os
 from pathlib import Path
 
 import pytest
-
 from agentmaker.errors import CorruptDocumentError, PasswordRequiredError
 from agentmaker.library import Library
 from agentmaker.rag import reader_process
@@ -33,9 +32,7 @@ def _crash(path: str, password: str | None, max_bytes: int) -> None:
     os._exit(11)  # what a segfaulting parser looks like from outside
 
 
-def test_a_crashing_reader_costs_one_file(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_a_crashing_reader_costs_one_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     (tmp_path / "a.md").write_text("# A\nAlpha text.", encoding="utf-8")
     (tmp_path / "b.md").write_text("# B\nBravo text.", encoding="utf-8")
     with Library.open(tmp_path / "lib.sqlite", embedder=FakeEmbedder(), reader_process=True) as lib:
