@@ -20,7 +20,7 @@ from agentmaker.rag.pipeline import IngestionPipeline
 from agentmaker.rag.reader_process import ReaderProcess
 from agentmaker.rag.retriever import RagRetriever
 from agentmaker.rag.source_store import SourceStore
-from agentmaker.retrieval.fusion import LEG_RANK_KEYS, RRFFusion
+from agentmaker.retrieval.hybrid import default_fusion
 from agentmaker.retrieval.ports import Embedder
 from agentmaker.retrieval.sqlite_db import SqliteDatabase
 from agentmaker.retrieval.sqlite_hybrid import MODEL_KEY, SqliteHybridRetriever
@@ -129,7 +129,7 @@ class Library:
         self.config = config
         self.retriever.config = config.retrieval
         self.retriever.reranker = config.reranker
-        self.retriever.fusion = RRFFusion(config.retrieval.rrf_k, rank_keys=LEG_RANK_KEYS)
+        self.retriever.fusion = default_fusion(config.retrieval)
         self.pipeline.chunking = config.chunking
         self.pipeline.contextualizer = config.make_contextualizer(self.rag.llm)
         self.pipeline.scope = config.scope

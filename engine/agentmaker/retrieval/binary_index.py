@@ -123,13 +123,28 @@ class BinaryIndex:
             return np.zeros(0, dtype=np.int64)
         rowids = self._rowids[: self.size]
         codes = self._codes[: self.size]
+        excluded = None
         if mask is not None:
             positions = np.flatnonzero(mask)
             if len(positions) <= count:
                 return rowids[positions]
-            rowids, codes = rowids[positions], codes[positions]
+            if len(positions) < self.size // 2:  # a small part: scan only that
+                rowids, codes = rowids[positions], codes[positions]
+            else:  # most entries: scan all, rule out the rest (cheaper than copying)
+                excluded = ~mask
         elif self.size <= count:
             return rowids.copy()
-        distances = np.bitwise_count(codes ^ query_code).sum(axis=1, dtype=np.uint16)
-        nearest = np.argpartition(distances, count - 1)[:count]
-        return rowids[nearest]
+        # Word by word: summing the (n, words) popcounts along axis 1 is ~15x slower.
+        counts = np.bitwise_count(codes ^ query_code)
+        distances = counts[:, 0].astype(np.uint16)
+        for word in range(1, counts.shape[1]):
+            distances += counts[:, word]
+        if excluded is not None:
+            distances[excluded] = self.words * 64 + 1
+        # Distances are small integers: a histogram finds the cut-off distance in one
+        # pass (argpartition slows down on the many equal values Hamming distances have).
+        cumulative = np.cumsum(np.bincount(distances, minlength=self.words * 64 + 2))
+        cut = int(np.searchsorted(cumulative, count))
+        nearest = np.flatnonzero(distances < cut)
+        ties = np.flatnonzero(distances == cut)[: count - len(nearest)]
+        return rowids[np.concatenate([nearest, ties])]

@@ -12,10 +12,19 @@ import numpy as np
 
 from agentmaker.retrieval.fusion import LEG_RANK_KEYS, RRFFusion
 from agentmaker.retrieval.ports import Embedder, FusionStrategy, KeywordIndex, Reranker, VectorStore
+from agentmaker.retrieval.score_fusion import ScoreFusion
 from agentmaker.retrieval.sqlite_items import check_scope
 from agentmaker.retrieval.types import MetadataFilter, RetrievalConfig, RetrievalResult, Scope
 
 log = logging.getLogger(__name__)
+
+
+def default_fusion(config: RetrievalConfig) -> FusionStrategy:
+    """The fusion ``config.fusion`` names, recording each leg's rank in the metadata."""
+    if config.fusion == "score":
+        weights = (config.dense_weight, 1.0 - config.dense_weight)
+        return ScoreFusion(weights, normalization=("none", "max"), rank_keys=LEG_RANK_KEYS)
+    return RRFFusion(config.rrf_k, rank_keys=LEG_RANK_KEYS)
 
 
 class HybridRetriever:
@@ -42,7 +51,7 @@ class HybridRetriever:
         self.keyword_index = keyword_index
         self.reranker = reranker
         self.config = config or RetrievalConfig()
-        self.fusion = fusion or RRFFusion(self.config.rrf_k, rank_keys=LEG_RANK_KEYS)
+        self.fusion = fusion or default_fusion(self.config)
 
     # --- shared logic (no I/O) ----------------------------------------------------
 

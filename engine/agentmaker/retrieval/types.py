@@ -78,13 +78,27 @@ class MetadataFilter:
 
 @dataclass(frozen=True)
 class RetrievalConfig:
-    """Tunable retrieval knobs, validated at construction."""
+    """Tunable retrieval knobs, validated at construction.
+
+    ``fusion`` picks how the two legs merge when no fusion strategy is passed: ``"rrf"``
+    (reciprocal rank fusion with ``rrf_k``) or ``"score"`` (``ScoreFusion``: the dense
+    leg's cosine similarity weighted ``dense_weight`` plus the keyword leg's bm25 divided
+    by its best, weighted ``1 - dense_weight``).
+    """
 
     top_k: int = 5
     candidate_pool: int = 20
     rrf_k: int = 60
+    fusion: Literal["rrf", "score"] = "rrf"
+    dense_weight: float = 0.7
 
     def __post_init__(self) -> None:
+        if self.fusion not in ("rrf", "score"):
+            raise ConfigurationError(f"fusion must be 'rrf' or 'score', not {self.fusion!r}.")
+        if not 0.0 <= self.dense_weight <= 1.0:
+            raise ConfigurationError(
+                f"dense_weight must be between 0 and 1, not {self.dense_weight}."
+            )
         if self.top_k < 1:
             raise ConfigurationError(f"top_k must be at least 1, not {self.top_k}.")
         if self.candidate_pool < self.top_k:

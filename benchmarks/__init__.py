@@ -1,0 +1,1 @@
+"""Answer-quality and speed benchmarks of agentmaker (not tests): see ``run.py``."""
