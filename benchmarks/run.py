@@ -635,8 +635,9 @@ def _ingest(results: dict[str, Any], plot_dir: Path) -> str:
             out += [
                 "",
                 "**Time until a dropped document is searchable** (ingest call → first "
-                "`rag.retrieve` that returns it; the file is a changed copy, so it is read, "
-                f"split, embedded and written; library of {drop[0]['library_chunks']:,} chunks):",
+                "`retriever.search` that returns one of its chunks; the file is a changed copy, "
+                "so it is read, split, embedded and written; the PDF copy is found by a phrase "
+                f"of its text; library of {drop[0]['library_chunks']:,} chunks):",
                 "",
             ]
             out.append(
@@ -1213,9 +1214,9 @@ def main(argv: list[str] | None = None) -> None:
                 mode_name,
                 lambda: search_speed.run(
                     scales,
-                    queries=200 if full else 50,
-                    rounds=3 if full else 2,
-                    grid_at=100_000 if full else 10_000,
+                    queries=100 if full else 50,
+                    rounds=2,
+                    grid_at=(100_000, 300_000) if full else (10_000,),
                 ),
             )
         if "peers" in wanted:

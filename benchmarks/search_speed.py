@@ -498,7 +498,7 @@ def run(
     *,
     queries: int = 200,
     rounds: int = 3,
-    grid_at: int | None = 100_000,
+    grid_at: Sequence[int] = (100_000,),
 ) -> dict[str, Any]:
     results = []
     for kind in kinds:
@@ -511,7 +511,7 @@ def run(
             log(f"measuring {kind} {n}")
             args = ["--measure", str(n), "--kind", kind, "--queries", str(queries)]
             args += ["--rounds", str(rounds)]
-            if kind == "minilm" and n == grid_at:
+            if kind == "minilm" and n in grid_at:
                 args.append("--grid")
             result = _subprocess(args)
             result["db_from_cache"] = cached
