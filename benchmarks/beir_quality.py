@@ -621,9 +621,9 @@ def _e2e(
         fusion = library.retriever.fusion
         return {
             "neighbor_window": neighbor_window,
-            "ndcg": evaluate(run_n, beir.qrels)["ndcg"],
-            "recall": evaluate(run_r, beir.qrels)["recall"],
-            "per_query": per_query_ndcg(run_n, beir.qrels),
+            "ndcg": evaluate(run_n, beir.qrels, queries=queries)["ndcg"],
+            "recall": evaluate(run_r, beir.qrels, queries=queries)["recall"],
+            "per_query": per_query_ndcg(run_n, {q: beir.qrels[q] for q in queries}),
             "config": {
                 "top_k": retrieval.top_k,
                 "candidate_pool": retrieval.candidate_pool,

@@ -8,7 +8,8 @@ the expected path, or (``line N`` locations) always - the rules of
 ``tests/engine/test_corpus.py``.
 
 Reported: answer in the top 1 / top 5, and right location among those, for the
-product defaults, with a neighbour window of 1, and for each leg alone.
+product defaults, with the spec's RRF instead, with a neighbour window of 1, and for
+each leg alone.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from agentmaker.retrieval.fusion import LEG_RANK_KEYS, RRFFusion
 from agentmaker.retrieval.types import RetrievalResult, Scope
 
 from benchmarks.common import CORPUS, CachedEmbedder, local_embedder
@@ -102,6 +104,12 @@ def run(path: Path) -> dict[str, Any]:
         results["product default"] = score(
             [library.rag.retrieve(r["question"], top_k=5) for r in rows], rows
         )
+        fusion = library.retriever.fusion
+        library.retriever.fusion = RRFFusion(60, rank_keys=LEG_RANK_KEYS)
+        results["RRF k=60 (the spec's default fusion)"] = score(
+            [library.rag.retrieve(r["question"], top_k=5) for r in rows], rows
+        )
+        library.retriever.fusion = fusion
         saved = library.rag.expander
         library.rag.expander = NeighborWindowExpander(1)
         results["neighbour window 1"] = score(

@@ -3,9 +3,12 @@
 Chunks are cut from the BEIR SciFact corpus at 240 tokens (document tails of
 200-239 tokens are kept too, so lengths vary a little). Compared:
 
-* batch 8, length-sorted - what ``LocalEmbedder.embed_batch`` does with a whole list;
+* the default (``precision="int8"``, one window per model call) and
+  ``precision="fp32-dequant"`` (the package's model as it is, batches of 8);
 * batch 32, unsorted - consecutive slices of 32 chunks, each padded to its longest;
 * a few variants (threads, spinning, batch sizes) to guide tuning.
+
+``embedder_quantized.py`` compares the int8 variants (and their retrieval quality).
 
     .venv/bin/python benchmarks/embedder_throughput.py [--chunks 384] [--repeats 2]
 
@@ -82,24 +85,28 @@ def main() -> None:
             embedder.embed_batch(chunks[i : i + size]) for i in range(0, len(chunks), size)
         ]
 
+    fp32 = "fp32-dequant"
     configs: list[tuple[str, Callable[[], object]]] = [
-        ("batch 8, length-sorted (default)", sorted_run(LocalEmbedder(batch_size=8))),
-        ("batch 32, unsorted", unsorted_run(LocalEmbedder(batch_size=32), 32)),
-        ("batch 8, unsorted", unsorted_run(LocalEmbedder(batch_size=8), 8)),
-        ("batch 32, length-sorted", sorted_run(LocalEmbedder(batch_size=32))),
-        ("batch 4, length-sorted", sorted_run(LocalEmbedder(batch_size=4))),
-        ("batch 8, sorted, 1 thread", sorted_run(LocalEmbedder(intra_op_threads=1))),
-        ("batch 8, sorted, spinning threads", sorted_run(LocalEmbedder(allow_spinning=True))),
-        ("batch 8, sorted, memory arena off", sorted_run(LocalEmbedder(memory_arena=False))),
+        ("int8, batch 1 (default)", sorted_run(LocalEmbedder())),
+        ("int8, batch 8, length-sorted", sorted_run(LocalEmbedder(batch_size=8))),
+        ("fp32-dequant, batch 8, length-sorted", sorted_run(LocalEmbedder(precision=fp32))),
+        ("fp32-dequant, batch 1", sorted_run(LocalEmbedder(precision=fp32, batch_size=1))),
+        (
+            "fp32-dequant, batch 32, unsorted",
+            unsorted_run(LocalEmbedder(precision=fp32, batch_size=32), 32),
+        ),
+        ("int8, batch 1, 1 thread", sorted_run(LocalEmbedder(intra_op_threads=1))),
+        ("int8, batch 1, spinning threads", sorted_run(LocalEmbedder(allow_spinning=True))),
+        ("int8, batch 1, memory arena off", sorted_run(LocalEmbedder(memory_arena=False))),
     ]
     rows = []
     for label, run in configs:
         walls, cpus = measure(run, args.repeats)
-        best, median, cpu = min(walls), statistics.median(walls), min(cpus)
+        best, median, cpu = min(walls), statistics.median(walls), statistics.median(cpus)
         rows.append((label, tokens / best, len(chunks) / best, tokens / median, tokens / cpu))
         print(
             f"{label}: {tokens / best:,.0f} tokens/s (best), {tokens / median:,.0f} (median), "
-            f"{tokens / cpu:,.0f} per CPU-second",
+            f"{tokens / cpu:,.0f} per CPU-second (median)",
             flush=True,
         )
 
@@ -108,9 +115,11 @@ def main() -> None:
     lines = [
         "# Local embedder throughput (~240-token chunks)",
         "",
-        f"- model: `{probe.fingerprint}`, onnxruntime CPU, intra-op threads "
-        f"{probe.intra_op_threads} unless noted, inter-op 1, graph optimisation all, "
-        "no spinning, memory arena on, memory patterns off (the defaults)",
+        f"- models: `{probe.fingerprint}` (int8) and "
+        f"`{LocalEmbedder(precision='fp32-dequant').fingerprint}` (fp32-dequant), "
+        f"onnxruntime CPU, intra-op threads {probe.intra_op_threads} unless noted, "
+        "inter-op 1, graph optimisation all, no spinning, memory arena on, memory "
+        "patterns off (the defaults)",
         f"- input: {len(chunks)} chunks cut from BEIR SciFact at 240 tokens, {tokens:,} tokens "
         f"({tokens / len(chunks):.0f} per chunk incl. [CLS]/[SEP]; padding not counted)",
         f"- machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
@@ -121,7 +130,7 @@ def main() -> None:
         "in use roughly estimates an idle machine",
         "",
         "| configuration | tokens/s (best) | chunks/s (best) | tokens/s (median) "
-        "| tokens per CPU-s |",
+        "| tokens per CPU-s (median) |",
         "| --- | ---: | ---: | ---: | ---: |",
     ]
     for label, tps, cps, tps_median, per_cpu in rows:

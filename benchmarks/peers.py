@@ -102,10 +102,10 @@ def lancedb_scifact(
             vec = tbl.search(vectors[q].tolist(), query_type="vector").limit(10).to_list()
             runs["vector"][q] = list(dict.fromkeys(h["doc_id"] for h in vec))
         return {
-            "hybrid_ndcg": evaluate(runs["hybrid"], qrels)["ndcg"],
-            "hybrid_recall": evaluate(deep, qrels)["recall"],
-            "fts_ndcg": evaluate(runs["fts"], qrels)["ndcg"],
-            "vector_ndcg": evaluate(runs["vector"], qrels)["ndcg"],
+            "hybrid_ndcg": evaluate(runs["hybrid"], qrels, queries=list(queries))["ndcg"],
+            "hybrid_recall": evaluate(deep, qrels, queries=list(queries))["recall"],
+            "fts_ndcg": evaluate(runs["fts"], qrels, queries=list(queries))["ndcg"],
+            "vector_ndcg": evaluate(runs["vector"], qrels, queries=list(queries))["ndcg"],
             "hybrid_p50_ms": percentile(times, 50),
             "add_seconds": add_s,
             "fts_index_seconds": fts_s,
@@ -176,8 +176,8 @@ def bm25s_scifact(
         ranked = list(dict.fromkeys(docs[i] for i in results[0]))
         run_n[q], run_r[q] = ranked, ranked
     return {
-        "ndcg": evaluate(run_n, qrels)["ndcg"],
-        "recall": evaluate(run_r, qrels)["recall"],
+        "ndcg": evaluate(run_n, qrels, queries=list(queries))["ndcg"],
+        "recall": evaluate(run_r, qrels, queries=list(queries))["recall"],
         "p50_ms": percentile(times, 50),
         "index_seconds": index_seconds,
         "stemmer": "PyStemmer english" if stemmer else "none",

@@ -289,6 +289,34 @@ def measure(
     peak_search = peak_rss_mb()
     rss_search = rss_mb()
 
+    # Where the keyword leg's time goes: rows matching any OR'd term, and the same MATCH
+    # counted without bm25() and ordering.
+    from agentmaker.retrieval.text_analysis import match_expression
+
+    table = index.table
+    matched, count_t, ranked_t = [], [], []
+    for text in query_texts:
+        expression = match_expression(text)
+        t0 = time.perf_counter()
+        rows = retriever.db.query(
+            f"SELECT count(*) FROM {table} WHERE {table} MATCH ?", [expression]
+        )
+        t1 = time.perf_counter()
+        retriever.db.query(
+            f"SELECT rowid, bm25({table}) AS s FROM {table} WHERE {table} MATCH ? "
+            "ORDER BY s LIMIT ?",
+            [expression, pool],
+        )
+        t2 = time.perf_counter()
+        matched.append(rows[0][0] / n)
+        count_t.append((t1 - t0) * 1000)
+        ranked_t.append((t2 - t1) * 1000)
+    keyword_profile = {
+        "matched_share_p50": percentile(matched, 50),
+        "count_only_p50_ms": percentile(count_t, 50),
+        "bm25_top_pool_p50_ms": percentile(ranked_t, 50),
+    }
+
     # The speed option the quality study prices: drop terms in > 10% of the chunks.
     from benchmarks.beir_quality import DfPruner
 
@@ -359,6 +387,7 @@ def measure(
             "prune_first_p50": percentile(first_prune, 50),
             "prune_cached_p50": percentile(cached_prune, 50),
         },
+        "keyword_profile": keyword_profile,
         "recall_at_10": recall(10),
         "recall_at_10_in_pool": recall(pool),
         "exact_reference_agreement": float(np.mean(agree)),

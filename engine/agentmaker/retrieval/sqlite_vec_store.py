@@ -39,8 +39,8 @@ class SqliteVecStore(VectorStore):
         metadata_columns: Sequence[str] = (),
         items: ItemTable | None = None,
         table: str = "vec_vectors",
-        shortlist_factor: int = 20,
-        min_shortlist: int = 200,
+        shortlist_factor: int = 100,
+        min_shortlist: int = 2000,
     ) -> None:
         self._owns_db = not isinstance(path, SqliteDatabase)
         self.db = SqliteDatabase(path) if not isinstance(path, SqliteDatabase) else path
