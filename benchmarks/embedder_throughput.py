@@ -65,11 +65,11 @@ def measure(run: Callable[[], object], repeats: int) -> tuple[list[float], list[
     return walls, cpus
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--chunks", type=int, default=384)
     parser.add_argument("--repeats", type=int, default=2)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     OUT.mkdir(parents=True, exist_ok=True)
 
     chunks = make_chunks(args.chunks)
@@ -137,6 +137,21 @@ def main() -> None:
         lines.append(f"| {label} | {tps:,.0f} | {cps:.1f} | {tps_median:,.0f} | {per_cpu:,.0f} |")
     lines.append("")
     (OUT / "embedder_throughput.md").write_text("\n".join(lines), encoding="utf-8")
+    summary = {
+        "chunks": len(chunks),
+        "tokens": tokens,
+        "load_average_end": load,
+        "rows": [
+            {
+                "configuration": label,
+                "tokens_per_s_best": tps,
+                "tokens_per_s_median": tps_median,
+                "tokens_per_cpu_s": per_cpu,
+            }
+            for label, tps, _, tps_median, per_cpu in rows
+        ],
+    }
+    (OUT / "embedder_throughput.json").write_text(json.dumps(summary, indent=1), encoding="utf-8")
     print("\n".join(lines))
 
 

@@ -15,6 +15,8 @@ results of the last run in ``benchmarks/out/``.
 from __future__ import annotations
 
 import argparse
+import json
+import subprocess
 import sys
 import time
 import traceback
@@ -26,7 +28,7 @@ if __package__ in (None, ""):  # python benchmarks/run.py
 
 from benchmarks.common import HERE, OUT, SCIFACT, load_json, log, machine_info, save_json, versions
 
-SECTIONS = ("beir", "corpus", "ingest", "speed", "peers")
+SECTIONS = ("beir", "corpus", "ingest", "speed", "peers", "embedder", "gui")
 
 
 def _section(name: str, mode: str, fn: Any) -> None:
@@ -44,12 +46,22 @@ def _section(name: str, mode: str, fn: Any) -> None:
     save_json(f"{name}.{mode}", data)
 
 
+def _script(module: str, args: list[str], output: str | None = None) -> dict[str, Any]:
+    """Run ``benchmarks/<module>.py`` in its own process (a clean Qt / onnxruntime
+    state) and return the JSON it wrote to ``benchmarks/out/<output>.json``.
+    """
+    subprocess.run([sys.executable, "-m", f"benchmarks.{module}", *args], check=True)
+    return dict(json.loads((OUT / f"{output or module}.json").read_text(encoding="utf-8")))
+
+
 # --- rendering -------------------------------------------------------------------------
 
 ORIENTATION = {"FTS5 bm25": 0.699, "MiniLM dense": 0.660, "RRF": 0.712}
 TARGET_P50_MS = 20.0
 TARGET_DENSE_RATIO = 2.0
 TARGET_RECALL = 0.99
+TARGET_TOKENS_PER_S = 6_000
+TARGET_STALL_MS = 100.0
 
 
 def _f(value: Any, digits: int = 3) -> str:
@@ -169,6 +181,36 @@ def _summary(results: dict[str, Any]) -> str:
                     _ok(res["recall_at_10"] >= TARGET_RECALL),
                 ]
             )
+    embedder = results.get("embedder") or {}
+    if embedder.get("ok"):
+        default = embedder["rows"][0]
+        rows.append(
+            [
+                f"local embedder throughput, {default['configuration']}",
+                f"{default['tokens_per_s_median']:,.0f} tokens/s",
+                f"≥ {TARGET_TOKENS_PER_S:,} tokens/s",
+                _ok(default["tokens_per_s_median"] >= TARGET_TOKENS_PER_S),
+            ]
+        )
+    gui = results.get("gui") or {}
+    if gui.get("ok"):
+        rows.append(
+            [
+                f"GUI: longest event-loop stall while ingesting corpus/good ({gui['embedder']} "
+                "embedder)",
+                f"{gui['worst_stall_ms']:.0f} ms",
+                f"< {TARGET_STALL_MS:.0f} ms",
+                _ok(gui["worst_stall_ms"] < TARGET_STALL_MS),
+            ]
+        )
+        rows.append(
+            [
+                "GUI: Enter → first answer character (scripted model)",
+                f"{gui['first_char_ms_median']:.0f} ms",
+                "(no target)",
+                "",
+            ]
+        )
     corpus = results.get("corpus") or {}
     if corpus.get("ok"):
         res = corpus["results"]["product default"]
@@ -658,7 +700,7 @@ def _ingest(results: dict[str, Any], plot_dir: Path) -> str:
             )
         out.append(_ingest_plot(by_format, plot_dir))
     out += ["", "### 3.2 Embedding throughput (local embedder)", ""]
-    for name in ("embedder_throughput.md", "embedder_long_text.md"):
+    for name in ("embedder_throughput.md", "embedder_quantized.md", "embedder_long_text.md"):
         path = OUT / name
         if path.exists():
             text = path.read_text(encoding="utf-8").strip()
@@ -1207,7 +1249,7 @@ def render(results: dict[str, Any], mode: str, plot_dir: Path) -> str:
             "Not measured yet (`benchmarks/ocr_speed.py` has not written its output).",
         ),
         "",
-        _included("## 6. GUI", "gui_*.md", "see GUI section"),
+        _included("## 6. GUI", "gui_*.md", "Not measured yet: `python -m benchmarks --only gui`."),
         "",
         "## Engine changes made from these measurements",
         "",
@@ -1279,6 +1321,22 @@ def main(argv: list[str] | None = None) -> None:
                 "peers",
                 mode_name,
                 lambda: peers.run(speed_db=search_speed.db_path(speed_n, "minilm"), quick=not full),
+            )
+        if "embedder" in wanted:
+            chunks = "384" if full else "96"
+            _section(
+                "embedder",
+                mode_name,
+                lambda: _script("embedder_throughput", ["--chunks", chunks, "--repeats", "2"]),
+            )
+        if "gui" in wanted:
+            embedder = "local" if full else "fake"
+            _section(
+                "gui",
+                mode_name,
+                lambda: _script(
+                    "gui_latency", ["--embedder", embedder], output=f"gui_latency_{embedder}"
+                ),
             )
         save_json(
             f"run.{mode_name}",

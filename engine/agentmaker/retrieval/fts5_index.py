@@ -58,12 +58,18 @@ class Fts5KeywordIndex(KeywordIndex):
             ],
         )
         self._stemmer = Stemmer()
+        # Rows holding each stem (counting them walks the stem's whole doclist), valid
+        # while this index has not written and no other connection has committed.
+        self._rows_per_stem: dict[str, int] = {}
+        self._rows_version: tuple[int, int] | None = None
+        self._writes = 0
 
     def index_rows(self, rowids: Sequence[int], texts: Sequence[str]) -> None:
         """Index texts for item rows (replacing what those rows had)."""
         if not rowids:
             return
         with self.db.transaction():
+            self._wrote()
             self.unindex_rows(rowids)
             self.db.executemany(
                 f"INSERT INTO {self.table}(rowid, text) VALUES (?, ?)",
@@ -72,6 +78,7 @@ class Fts5KeywordIndex(KeywordIndex):
 
     def unindex_rows(self, rowids: Sequence[int]) -> None:
         """Remove item rows from the index."""
+        self._wrote()
         for part in chunked(list(rowids)):
             self.db.execute(
                 f"DELETE FROM {self.table} WHERE rowid IN ({','.join('?' * len(part))})", part
@@ -127,16 +134,7 @@ class Fts5KeywordIndex(KeywordIndex):
         where, params = self.items.where(scope, filters, alias="i")
 
         def run(expression: str) -> list[tuple[int, float]]:
-            return [
-                (int(r[0]), float(r[1]))
-                for r in self.db.query(
-                    f"WITH m AS MATERIALIZED (SELECT rowid, bm25({self.table}) AS s "
-                    f"FROM {self.table} WHERE {self.table} MATCH ?) "
-                    f"SELECT m.rowid, m.s FROM m JOIN {self.items.table} i "
-                    f"ON i.rowid = m.rowid WHERE {where} ORDER BY m.s, m.rowid LIMIT ?",
-                    [expression, *params, top_k],
-                )
-            ]
+            return self._ranked(expression, top_k, where, params)
 
         with self.db.lock:  # one consistent view across the tiers' queries
             words = self._words(query)
@@ -158,6 +156,77 @@ class Fts5KeywordIndex(KeywordIndex):
             results.append(item)
         return results
 
+    def _wrote(self) -> None:
+        self._writes += 1
+        self.db.after_rollback(self._rolled_back)
+
+    def _rolled_back(self) -> None:
+        self._writes += 1  # counts read inside the transaction are void too
+
+    def _stem_rows(self, stems: Sequence[str]) -> dict[str, int]:
+        """How many rows hold each stem (cached; see ``_rows_per_stem``)."""
+        version = (self._writes, int(self.db.query("PRAGMA data_version")[0][0]))
+        if version != self._rows_version or len(self._rows_per_stem) > 100_000:
+            self._rows_per_stem.clear()
+            self._rows_version = version
+        missing = [s for s in dict.fromkeys(stems) if s not in self._rows_per_stem]
+        if missing:
+            self.db.execute(
+                f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.{self.table}_vocab "
+                f"USING fts5vocab(main, {self.table}, 'row')"
+            )
+            found = dict(
+                self.db.query(
+                    f"SELECT term, doc FROM temp.{self.table}_vocab "
+                    f"WHERE term IN ({','.join('?' * len(missing))})",
+                    missing,
+                )
+            )
+            for stem in missing:
+                self._rows_per_stem[stem] = int(found.get(stem, 0))
+        return {s: self._rows_per_stem[s] for s in stems}
+
+    def _ranked(
+        self, expression: str, top_k: int, where: str, params: Sequence[object]
+    ) -> list[tuple[int, float]]:
+        """The top ``top_k`` ``(rowid, bm25)`` rows for ``expression`` that pass ``where``.
+
+        Ranks without the filter first and checks the best rows against it (one
+        lookup): when enough pass, or every match was seen, that is the answer. Joining
+        every matching row to the item table costs more than ranking them; a filter
+        that most rows fail falls back to the join.
+        """
+        t = self.table
+        limit = max(4 * top_k, 40)
+        rows = self.db.query(
+            f"SELECT rowid, bm25({t}) AS s FROM {t} WHERE {t} MATCH ? ORDER BY s, rowid LIMIT ?",
+            [expression, limit],
+        )
+        if rows:
+            passing = {
+                r[0]
+                for r in self.db.query(
+                    f"SELECT i.rowid FROM {self.items.table} i WHERE {where} AND i.rowid IN "
+                    f"({','.join('?' * len(rows))})",
+                    [*params, *(r[0] for r in rows)],
+                )
+            }
+            kept = [(int(r[0]), float(r[1])) for r in rows if r[0] in passing]
+            if len(kept) >= top_k or len(rows) < limit:
+                return kept[:top_k]
+        else:
+            return []
+        return [
+            (int(r[0]), float(r[1]))
+            for r in self.db.query(
+                f"WITH m AS MATERIALIZED (SELECT rowid, bm25({t}) AS s "
+                f"FROM {t} WHERE {t} MATCH ?) "
+                f"SELECT m.rowid, m.s FROM m JOIN {self.items.table} i "
+                f"ON i.rowid = m.rowid WHERE {where} ORDER BY m.s, m.rowid LIMIT ?",
+                [expression, *params, top_k],
+            )
+        ]
+
     def _words(self, query: str) -> tuple[int, list[Word]] | None:
         """The index's row count and the query's words with their frequencies and score
         bounds; None when a word is not a single token (a phrase, or a CJK prefix).
@@ -170,25 +239,15 @@ class Fts5KeywordIndex(KeywordIndex):
             len(t) == 1 and not t.isascii() for t in terms
         ):
             return None
-        self.db.execute(
-            f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.{self.table}_vocab "
-            f"USING fts5vocab(main, {self.table}, 'row')"
-        )
-        unique = sorted({s for s in stems.values() if s is not None})
-        rows = dict(
-            self.db.query(
-                f"SELECT term, doc FROM temp.{self.table}_vocab "
-                f"WHERE term IN ({','.join('?' * len(unique))})",
-                unique,
-            )
-        )
+        rows = self._stem_rows([s for s in stems.values() if s is not None])
         totals = self.db.query(f"SELECT block FROM {self.table}_data WHERE id = 1")
         if not totals or not totals[0][0]:
             return None
         total, _ = read_varint(bytes(totals[0][0]))
         words = []
         for term in terms:
-            hits = int(rows.get(stems[term], 0))
+            stem = stems[term]
+            hits = rows[stem] if stem is not None else 0
             words.append(Word(quote(term), hits, idf(total, hits) * (K1 + 1)))
         return total, words
 

@@ -32,7 +32,7 @@ TOKENIZE = "porter unicode61 remove_diacritics 2"
 #: FTS5's bm25 defaults.
 K1 = 1.2
 #: Shares of all rows under which a word counts as rare, tried in turn.
-SPLITS = (0.03, 0.1)
+SPLITS = (0.03, 0.1, 0.3)
 #: When the query's words hold fewer rows in all, the full query is cheap enough.
 SMALL_QUERY_ROWS = 20_000
 
