@@ -238,6 +238,7 @@ CONTENT_CODE = (
     "rag/structured_splitter.py",
     "rag/tokens.py",
     "rag/contextualizers.py",
+    "rag/loading.py",
     "rag/pipeline.py",
     "rag/documents.py",
 )

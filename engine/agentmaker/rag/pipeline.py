@@ -10,66 +10,53 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import logging
 import os
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
-from agentmaker.errors import (
-    DocumentError,
-    EmptyDocumentError,
-    NoTextLayerError,
-    OperationCancelledError,
-    StorageError,
-    UnsupportedFormatError,
-)
-from agentmaker.rag.batch import (
-    BatchReport,
-    CancelToken,
-    FileOutcome,
-    IngestProgress,
-    ProgressCallback,
-    describe_error,
-    error_kind,
-    walk_paths,
-)
+from agentmaker.errors import EmptyDocumentError
+from agentmaker.rag import batch_ingest, maintenance
+from agentmaker.rag.batch import BatchReport, CancelToken, FileOutcome, ProgressCallback
 from agentmaker.rag.chunking import ChunkingConfig, split_document
 from agentmaker.rag.contextualizers import Contextualizer
 from agentmaker.rag.documents import Chunk, Document
+from agentmaker.rag.loading import (
+    doc_id_for_path,
+    read_document,
+    supported_extensions,
+    text_document,
+)
+from agentmaker.rag.maintenance import VerifyReport
 from agentmaker.rag.reader_process import ReaderProcess
 from agentmaker.rag.source_store import SourceStore
 from agentmaker.retrieval.hybrid import HybridRetriever
 from agentmaker.retrieval.sync import IndexSync, SqliteBookkeeping, SyncIndexSync
-from agentmaker.retrieval.types import MetadataFilter, RetrievalResult, Scope
+from agentmaker.retrieval.types import RetrievalResult, Scope
 
 if TYPE_CHECKING:
     from agentmaker.rag.config import RagConfig
 
-log = logging.getLogger(__name__)
+# doc_id_for_path, supported_extensions (``loading``), VerifyReport (``maintenance``) and
+# CancelToken (``batch``) live elsewhere but stay importable from here, as callers expect.
+__all__ = [
+    "EMBED_BATCH",
+    "RAG_SCOPE",
+    "CancelToken",
+    "IngestReport",
+    "IngestionPipeline",
+    "OcrScheduler",
+    "VerifyReport",
+    "doc_id_for_path",
+    "supported_extensions",
+]
 
 RAG_SCOPE = Scope(base="rag")
 EMBED_BATCH = 32
-# Above this many files a batch sends no per-file "queued" reports (a list of a
-# million rows helps nobody); progress still reports every file as it is done.
-QUEUE_LISTING_LIMIT = 5000
-
-
-def supported_extensions() -> set[str]:
-    """File extensions the readers handle (lower case, with the dot)."""
-    # The readers pull in pypdf, python-docx and BeautifulSoup: import them on first use.
-    from agentmaker.rag.readers import SUPPORTED_EXTENSIONS
-
-    return {e.lower() for e in SUPPORTED_EXTENSIONS}
-
-
-def doc_id_for_path(path: str | os.PathLike[str]) -> str:
-    """A stable document id derived from the file's absolute path."""
-    absolute = os.path.normcase(os.path.abspath(os.fspath(path)))
-    return hashlib.sha256(absolute.encode("utf-8", "surrogatepass")).hexdigest()[:24]
 
 
 class OcrScheduler(Protocol):
@@ -82,10 +69,6 @@ class OcrScheduler(Protocol):
         """Queue ``pages`` (1-based; None: every page) of ``path`` for OCR."""
 
 
-def _no_emit(*args: Any, **kwargs: Any) -> None:
-    """A progress sink that drops reports."""
-
-
 @dataclass
 class IngestReport:
     """The outcome of ingesting one document."""
@@ -96,20 +79,6 @@ class IngestReport:
     title: str = ""
     source: str = ""
     warnings: list[str] = field(default_factory=list)
-
-
-@dataclass
-class VerifyReport:
-    """Divergence between the source store and the index (nothing is repaired)."""
-
-    missing_from_index: list[str] = field(default_factory=list)
-    orphaned_in_index: list[str] = field(default_factory=list)
-    pending: list[str] = field(default_factory=list)
-
-    @property
-    def ok(self) -> bool:
-        """True when source store and index agree."""
-        return not (self.missing_from_index or self.orphaned_in_index or self.pending)
 
 
 class IngestionPipeline:
@@ -158,11 +127,11 @@ class IngestionPipeline:
 
     # --- shared steps -------------------------------------------------------
 
-    @property
-    def _shared_db(self) -> Any:
-        """The library file when the index and source store share it, else None."""
+    def _transaction(self) -> AbstractContextManager[Any]:
+        """One transaction on the library file when the index and the source store
+        share it (so a write lands in both or neither); otherwise a no-op."""
         db = getattr(self.retriever, "db", None)
-        return db if db is not None and db is self.source_store.db else None
+        return db.transaction() if db is not None and db is self.source_store.db else nullcontext()
 
     def fingerprint(self, doc: Document) -> str:
         """What decides whether ``doc`` must be re-indexed: its content and the recipe
@@ -260,11 +229,7 @@ class IngestionPipeline:
             self.source_store.put(doc, chunks, fingerprint=fp)
             self.retriever.replace(old_ids, items, scope=self.scope)
 
-        shared = self._shared_db
-        if shared is not None:
-            with shared.transaction():
-                self.index_sync.write(doc.doc_id, fp, apply)
-        else:
+        with self._transaction():
             self.index_sync.write(doc.doc_id, fp, apply)
 
     def _embed(
@@ -325,22 +290,9 @@ class IngestionPipeline:
         return self.ingest_document(doc)
 
     def _read(self, path: Path, password: str | None) -> Document:
-        from agentmaker.rag.readers import read_file
-
-        supported = supported_extensions()
-        if path.suffix.lower() not in supported:
-            raise UnsupportedFormatError(
-                f"files of type '{path.suffix or 'without extension'}' cannot be indexed "
-                f"(supported: {', '.join(sorted(supported))}).",
-                path,
-            )
-        if self.reader_process is not None:
-            doc = self.reader_process.read(path, password, self.max_file_bytes)
-        else:
-            doc = read_file(path, password=password, max_bytes=self.max_file_bytes)
-        doc.doc_id = doc_id_for_path(path)
-        doc.source = os.path.abspath(path)
-        return doc
+        return read_document(
+            path, password, max_bytes=self.max_file_bytes, reader_process=self.reader_process
+        )
 
     def ingest_text(
         self,
@@ -357,34 +309,9 @@ class IngestionPipeline:
         The doc_id is derived from ``source`` when one is given, so ingesting the same
         source again replaces (or skips) instead of duplicating.
         """
-        return self.ingest_document(self._text_document(text, source, fmt, title, doc_id, metadata))
+        return self.ingest_document(text_document(text, source, fmt, title, doc_id, metadata))
 
-    @staticmethod
-    def _text_document(
-        text: str,
-        source: str,
-        fmt: str | None,
-        title: str,
-        doc_id: str | None,
-        metadata: dict[str, Any] | None,
-    ) -> Document:
-        if not text.strip():
-            raise EmptyDocumentError("the text is empty: nothing to index.", source or None)
-        fmt = (fmt or Path(source).suffix.lstrip(".") or "txt").lower()
-        fmt = {"markdown": "md", "ndjson": "jsonl", "text": "txt"}.get(fmt, fmt)
-        if doc_id is None:
-            key = f"text:{source}" if source else f"text:{text}"
-            doc_id = hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:24]
-        return Document(
-            content=text,
-            doc_id=doc_id,
-            title=title or Path(source).stem or text.strip().splitlines()[0][:80],
-            source=source,
-            format=fmt,
-            metadata=dict(metadata or {}),
-        )
-
-    # --- many files ---------------------------------------------------------
+    # --- many files (see ``batch_ingest``) ----------------------------------
 
     def ingest_paths(
         self,
@@ -400,73 +327,9 @@ class IngestionPipeline:
         at the next file or embedding batch; a document being written is either wholly
         indexed or not at all.
         """
-        cancel = cancel or CancelToken()
-        passwords = passwords or {}
-        paths = list(paths)
-        report = BatchReport()
-        supported = supported_extensions() | set(self.ocr.extensions if self.ocr else ())
-
-        def candidates() -> Iterator[tuple[Path, int]]:
-            # Walked twice (count, then ingest) rather than held in a list, so a folder
-            # of a million files costs no more memory than a folder of ten.
-            for file, explicit in walk_paths(paths, cancel=cancel):
-                if not explicit and file.suffix.lower() not in supported:
-                    report.skipped_unsupported += 1
-                    continue
-                try:
-                    size = file.stat().st_size
-                except OSError:
-                    size = 0
-                yield file, size
-
-        total_files = total_bytes = 0
-        listed: list[Path] = []
-        for file, size in candidates():
-            total_files += 1
-            total_bytes += size
-            if total_files <= QUEUE_LISTING_LIMIT:
-                listed.append(file)
-        done_bytes = 0
-
-        def emit(path: Path, stage: Any, done: int, **extra: Any) -> None:
-            if progress is not None:
-                progress(
-                    IngestProgress(
-                        str(path), stage, done, total_files, done_bytes, total_bytes, **extra
-                    )
-                )
-
-        if total_files <= QUEUE_LISTING_LIMIT:
-            for file in listed:
-                emit(file, "queued", 0)
-        listed.clear()
-        skipped, number = report.skipped_unsupported, 0
-        for file, size in candidates():
-            if number >= total_files:  # files that appeared after the count wait for next time
-                break
-            if cancel.cancelled:
-                report.cancelled = True
-                report.files.append(FileOutcome(str(file), "cancelled"))
-                emit(file, "cancelled", number)
-                number += 1
-                continue
-            emit(file, "reading", number)
-            outcome = self._ingest_one(file, passwords.get(str(file)), cancel, emit, number)
-            report.files.append(outcome)
-            done_bytes += size
-            number += 1
-            if outcome.status == "cancelled":
-                report.cancelled = True
-            emit(
-                file,
-                outcome.status,
-                number,
-                chunks=outcome.chunks,
-                error=outcome.error,
-                error_kind=outcome.error_kind,
-            )
-        report.skipped_unsupported = skipped  # the second walk counted them again
-        return report
+        return batch_ingest.ingest_paths(
+            self, paths, progress=progress, cancel=cancel, passwords=passwords
+        )
 
     def ingest_path(
         self,
@@ -476,107 +339,21 @@ class IngestionPipeline:
         cancel: CancelToken | None = None,
     ) -> FileOutcome:
         """Ingest one file and report its outcome instead of raising for a bad file."""
-        return self._ingest_one(Path(file), password, cancel or CancelToken(), _no_emit, 0)
+        return batch_ingest.ingest_path(self, file, password=password, cancel=cancel)
 
-    def _ingest_one(
-        self,
-        file: Path,
-        password: str | None,
-        cancel: CancelToken,
-        emit: Callable[..., None],
-        number: int,
-    ) -> FileOutcome:
-        ocr = self.ocr
-        if ocr is not None and file.suffix.lower() in ocr.extensions:
-            ocr.schedule(file, doc_id_for_path(file), None)
-            return FileOutcome(str(file), "ocr_queued", doc_id_for_path(file))
-        try:
-            doc = self._read(file, password)
-            report = self.ingest_document(
-                doc,
-                cancel=cancel,
-                on_embedded=lambda n, total: emit(
-                    file, "embedding", number, chunks=total, chunks_embedded=n
-                ),
-            )
-        except OperationCancelledError:
-            return FileOutcome(str(file), "cancelled")
-        except NoTextLayerError as exc:
-            if ocr is None:
-                return FileOutcome(
-                    str(file), "failed", error=describe_error(exc, str(file)), error_kind="no_text"
-                )
-            ocr.schedule(file, doc_id_for_path(file), None)
-            return FileOutcome(str(file), "ocr_queued", doc_id_for_path(file))
-        except StorageError:
-            raise  # disk full, read-only library: every later file would fail too
-        except (DocumentError, OSError) as exc:
-            log.info("could not ingest %s: %s", file, exc)
-            return FileOutcome(
-                str(file),
-                "failed",
-                error=describe_error(exc, str(file)),
-                error_kind=error_kind(exc),
-            )
-        except Exception as exc:
-            log.exception("unexpected failure ingesting %s", file)
-            return FileOutcome(
-                str(file), "failed", error=describe_error(exc, str(file)), error_kind="other"
-            )
-        missing = doc.metadata.get("pages_without_text") or []
-        if ocr is not None and missing and not report.skipped:
-            ocr.schedule(file, report.doc_id, list(missing))
-        status: Literal["unchanged", "indexed"] = "unchanged" if report.skipped else "indexed"
-        return FileOutcome(
-            str(file), status, report.doc_id, report.chunks, warnings=report.warnings
-        )
-
-    # --- maintenance --------------------------------------------------------
+    # --- maintenance (see ``maintenance``) ----------------------------------
 
     def delete_document(self, doc_id: str) -> bool:
         """Remove a document from the source store and the index; False if unknown."""
-        ids = self.source_store.chunk_ids_of(doc_id)
-        existed = self.source_store.get_document(doc_id) is not None or bool(ids)
-
-        def apply() -> None:
-            if ids:
-                self.retriever.delete(ids)
-            self.source_store.delete(doc_id)
-
-        shared = self._shared_db
-        if shared is not None:
-            with shared.transaction():
-                self.index_sync.remove(doc_id, apply)
-        else:
-            self.index_sync.remove(doc_id, apply)
-        return existed
+        return maintenance.delete_document(self, doc_id)
 
     def stored_document(self, doc_id: str) -> tuple[Document, list[Chunk]] | None:
         """A stored document rebuilt from the source store, with its chunks."""
-        info = self.source_store.get_document(doc_id)
-        if info is None:
-            return None
-        doc = Document(
-            content=self.source_store.document_text(doc_id) or "",
-            doc_id=doc_id,
-            title=info.title,
-            source=info.source,
-            format=info.format,
-            metadata=info.metadata,
-        )
-        return doc, self.source_store.chunks_of(doc_id)
+        return maintenance.stored_document(self, doc_id)
 
     def reindex_document(self, doc_id: str, *, cancel: CancelToken | None = None) -> int:
         """Re-push one stored document's chunks into the index (no re-reading)."""
-        stored = self.stored_document(doc_id)
-        if stored is None:
-            return 0
-        doc, chunks = stored
-        texts = self._contextualize(doc, chunks)
-        vectors = self._embed(texts, cancel, None)
-        fingerprint = self.source_store.fingerprint_of(doc_id) or None
-        self.write_document(doc, chunks, vectors, fingerprint=fingerprint, texts=texts)
-        return len(chunks)
+        return maintenance.reindex_document(self, doc_id, cancel=cancel)
 
     def rebuild_index(
         self,
@@ -589,60 +366,19 @@ class IngestionPipeline:
         For a backend or embedding-model migration: build the new retriever, give it to
         a pipeline over the same source store, and call this. Returns the chunk count.
         """
-        docs = self.source_store.list_documents()
-        total = 0
-        for number, info in enumerate(docs):
-            if cancel is not None:
-                cancel.raise_if_cancelled()
-            total += self.reindex_document(info.doc_id, cancel=cancel)
-            if progress is not None:
-                progress(number + 1, len(docs))
-        return total
+        return maintenance.rebuild_index(self, progress=progress, cancel=cancel)
 
     def heal(self) -> list[str]:
         """Finish writes that died half-way (pending keys): re-index or remove each."""
-
-        def repair(doc_id: str) -> None:
-            if self.source_store.get_document(doc_id) is not None:
-                self.reindex_document(doc_id)
-            else:
-                if "doc_id" in getattr(self.retriever, "metadata_columns", ()):
-                    self.retriever.delete(
-                        scope=self.scope, filters=[MetadataFilter("doc_id", doc_id)]
-                    )
-                self.index_sync.remove(doc_id, lambda: None)
-
-        return self.index_sync.heal(repair)
+        return maintenance.heal(self)
 
     def verify(self) -> VerifyReport:
         """Report where the source store and the index disagree; repair nothing."""
-        source_ids = self.source_store.all_chunk_ids()
-        report = VerifyReport(pending=sorted(self.index_sync.pending()))
-        items = getattr(self.retriever, "items", None)
-        if items is not None:
-            rows = items.db.query(
-                f"SELECT id FROM {items.table} WHERE s_base = ?", (self.scope.base or "",)
-            )
-            index_ids = {r[0] for r in rows}
-            report.missing_from_index = sorted(source_ids - index_ids)
-            report.orphaned_in_index = sorted(index_ids - source_ids)
-        elif self.retriever.count(scope=self.scope) != len(source_ids):
-            report.missing_from_index = ["<count differs>"]
-        return report
+        return maintenance.verify(self)
 
     def stats(self) -> dict[str, Any]:
         """Counts of documents, chunks and indexed items."""
-        docs = self.source_store.list_documents()
-        formats: dict[str, int] = {}
-        for info in docs:
-            formats[info.format] = formats.get(info.format, 0) + 1
-        return {
-            "documents": len(docs),
-            "chunks": self.source_store.count_chunks(),
-            "indexed": self.retriever.count(scope=self.scope),
-            "formats": formats,
-            "embedding_model": str(self.retriever.embedder.fingerprint),
-        }
+        return maintenance.stats(self)
 
     # --- async twins ---------------------------------------------------------
     # Reading, splitting and embedding are CPU-bound and SQLite is blocking, so each
