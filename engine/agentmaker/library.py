@@ -166,7 +166,7 @@ class Library:
         self.retriever = self._build_retriever(embedder)
         self.pipeline.retriever = self.retriever
         self.rag.retriever = self.retriever
-        old._executor.shutdown(wait=False)
+        old.stop_workers(wait=False)
         count = self.pipeline.rebuild_index(progress=progress, cancel=cancel)
         self.db.set_meta(REBUILD_KEY, "0")
         return count
@@ -185,7 +185,7 @@ class Library:
         """Close the reader process, the retriever's worker, the embedder and the file."""
         if self.pipeline.reader_process is not None:
             self.pipeline.reader_process.close()
-        self.retriever._executor.shutdown(wait=True)
+        self.retriever.stop_workers()
         self.embedder.close()
         self.db.close()
 

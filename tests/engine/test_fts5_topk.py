@@ -7,10 +7,17 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from agentmaker.retrieval import Fts5KeywordIndex, RetrievalResult, Scope, fts5_topk
+from agentmaker.retrieval import (
+    Fts5KeywordIndex,
+    RetrievalResult,
+    Scope,
+    build_sqlite_hybrid,
+    fts5_topk,
+)
 from agentmaker.retrieval.fts5_topk import Stemmer, read_varint
 from agentmaker.retrieval.text_analysis import match_expression
 from agentmaker.retrieval.types import MetadataFilter
+from agentmaker.testing import FakeEmbedder
 
 # A Zipf-like vocabulary: a few words in most chunks, many in a handful.
 VOCABULARY = [f"w{i}" for i in range(400)]
@@ -196,4 +203,39 @@ def test_word_counts_follow_every_change(
         assert [r.score for r in got] == pytest.approx([-s for _, s in want])
     finally:
         other.close()
+        index.close()
+
+
+def test_search_inside_a_transaction_sees_its_own_rows(tmp_path: Path) -> None:
+    # Outside a transaction the keyword leg reads committed rows on its own connection,
+    # beside the dense leg; inside one it must see the transaction's rows.
+    retriever = build_sqlite_hybrid(FakeEmbedder(), tmp_path / "lib.sqlite")
+    kb = Scope(base="kb")
+    try:
+        retriever.add([RetrievalResult(id="old", content="committed quokka")], scope=kb)
+        with retriever.db.transaction():
+            retriever.add([RetrievalResult(id="new", content="pending quokka")], scope=kb)
+            inside = retriever.keyword_index.search("pending quokka", top_k=5, scope=kb)
+            hybrid = retriever.search("pending quokka", top_k=5, scope=kb)
+            assert [r.id for r in inside] == ["new", "old"]
+            assert {r.id for r in hybrid} == {"new", "old"}
+        after = retriever.search("pending", top_k=5, scope=kb)
+        assert after[0].id == "new"
+        assert after[0].metadata["keyword_rank"] == 1
+    finally:
+        retriever.close()
+
+
+def test_a_library_from_before_the_vocabulary_table_is_upgraded(tmp_path: Path) -> None:
+    path, kb = tmp_path / "k.sqlite", Scope(base="kb")
+    index = Fts5KeywordIndex(path)
+    index.add([RetrievalResult(id="a", content="alpha beta")], scope=kb)
+    index.db.execute("DROP TABLE kw_fts_vocab")
+    index.db.execute("UPDATE schema_versions SET version = 1 WHERE component = 'fts:kw_fts'")
+    index.close()
+    index = Fts5KeywordIndex(path)
+    try:
+        assert index.db.query("SELECT doc FROM kw_fts_vocab WHERE term = 'alpha'") == [(1,)]
+        assert [r.id for r in index.search("alpha", top_k=1, scope=kb)] == ["a"]
+    finally:
         index.close()

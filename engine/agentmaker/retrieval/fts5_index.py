@@ -10,7 +10,8 @@ faster here). Large indexes rank only the rows that can reach the top (``fts5_to
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import threading
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from agentmaker.retrieval.fts5_topk import (
@@ -29,6 +30,8 @@ from agentmaker.retrieval.sqlite_items import ItemTable, check_scope, chunked
 from agentmaker.retrieval.text_analysis import index_text, match_expression, query_terms
 from agentmaker.retrieval.types import MetadataFilter, RetrievalResult, Scope
 
+QueryFn = Callable[..., list]
+
 
 class Fts5KeywordIndex(KeywordIndex):
     """Keyword index on SQLite FTS5. Alone it opens its own file; built by
@@ -42,6 +45,7 @@ class Fts5KeywordIndex(KeywordIndex):
         metadata_columns: Sequence[str] = (),
         items: ItemTable | None = None,
         table: str = "kw_fts",
+        committed_reads: bool = False,
     ) -> None:
         self._owns_db = not isinstance(path, SqliteDatabase)
         self.db = SqliteDatabase(path) if not isinstance(path, SqliteDatabase) else path
@@ -54,14 +58,20 @@ class Fts5KeywordIndex(KeywordIndex):
             f"fts:{table}",
             [
                 f"CREATE VIRTUAL TABLE {table} USING fts5(text, content='', "
-                f"contentless_delete=1, tokenize='{TOKENIZE}')"
+                f"contentless_delete=1, tokenize='{TOKENIZE}')",
+                # How many rows hold each term (read-only connections cannot make one).
+                f"CREATE VIRTUAL TABLE {table}_vocab USING fts5vocab({table}, 'row')",
             ],
         )
+        #: Search on this thread's read connection (committed data, never waits for a
+        #: writer) unless the calling thread is inside a transaction.
+        self.committed_reads = committed_reads
         self._stemmer = Stemmer()
         # Rows holding each stem (counting them walks the stem's whole doclist), valid
         # while this index has not written and no other connection has committed.
         self._rows_per_stem: dict[str, int] = {}
-        self._rows_version: tuple[int, int] | None = None
+        self._rows_version: tuple[int, int, int] | None = None
+        self._rows_lock = threading.Lock()
         self._writes = 0
 
     def index_rows(self, rowids: Sequence[int], texts: Sequence[str]) -> None:
@@ -132,12 +142,16 @@ class Fts5KeywordIndex(KeywordIndex):
         filters: Sequence[MetadataFilter] | None = None,
     ) -> list[RetrievalResult]:
         where, params = self.items.where(scope, filters, alias="i")
+        committed = self.committed_reads and not self.db.in_transaction
+        query_fn = self.db.read if committed else self.db.query
 
         def run(expression: str) -> list[tuple[int, float]]:
-            return self._ranked(expression, top_k, where, params)
+            return self._ranked(query_fn, expression, top_k, where, params)
 
-        with self.db.lock:  # one consistent view across the tiers' queries
-            words = self._words(query)
+        # One consistent view across the tiers' queries: a read connection's own
+        # snapshot, or the writer connection held for the whole search.
+        with self.db.read_snapshot() if committed else self.db.lock:
+            words = self._words(query_fn, query)
             if words is not None:
                 rows = tiered_top_k(words[1], words[0], top_k, run)
             else:
@@ -145,7 +159,7 @@ class Fts5KeywordIndex(KeywordIndex):
                 if expression is None:
                     return []
                 rows = run(expression)
-        found = self.items.fetch([r[0] for r in rows])
+            found = self.items.fetch([r[0] for r in rows], query=query_fn)
         results = []
         for rowid, bm25 in rows:
             item = found.get(rowid)
@@ -163,31 +177,43 @@ class Fts5KeywordIndex(KeywordIndex):
     def _rolled_back(self) -> None:
         self._writes += 1  # counts read inside the transaction are void too
 
-    def _stem_rows(self, stems: Sequence[str]) -> dict[str, int]:
-        """How many rows hold each stem (cached; see ``_rows_per_stem``)."""
-        version = (self._writes, int(self.db.query("PRAGMA data_version")[0][0]))
-        if version != self._rows_version or len(self._rows_per_stem) > 100_000:
-            self._rows_per_stem.clear()
-            self._rows_version = version
-        missing = [s for s in dict.fromkeys(stems) if s not in self._rows_per_stem]
+    def _stem_rows(self, query_fn: QueryFn, stems: Sequence[str]) -> dict[str, int]:
+        """How many rows hold each stem (cached; see ``_rows_per_stem``).
+
+        The cache is kept for one connection's view: the writer's, or one thread's read
+        connection (``PRAGMA data_version`` is per connection), and this index's writes.
+        """
+        connection = 0 if query_fn == self.db.query else threading.get_ident()
+        changes = int(query_fn("PRAGMA data_version")[0][0])
+        version = (self._writes, connection, changes)
+        with self._rows_lock:
+            if version != self._rows_version or len(self._rows_per_stem) > 100_000:
+                self._rows_per_stem.clear()
+                self._rows_version = version
+            known = dict(self._rows_per_stem)
+        missing = [s for s in dict.fromkeys(stems) if s not in known]
         if missing:
-            self.db.execute(
-                f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.{self.table}_vocab "
-                f"USING fts5vocab(main, {self.table}, 'row')"
-            )
             found = dict(
-                self.db.query(
-                    f"SELECT term, doc FROM temp.{self.table}_vocab "
+                query_fn(
+                    f"SELECT term, doc FROM {self.table}_vocab "
                     f"WHERE term IN ({','.join('?' * len(missing))})",
                     missing,
                 )
             )
-            for stem in missing:
-                self._rows_per_stem[stem] = int(found.get(stem, 0))
-        return {s: self._rows_per_stem[s] for s in stems}
+            counted = {stem: int(found.get(stem, 0)) for stem in missing}
+            known.update(counted)
+            with self._rows_lock:
+                if self._rows_version == version:
+                    self._rows_per_stem.update(counted)
+        return {s: known[s] for s in stems}
 
     def _ranked(
-        self, expression: str, top_k: int, where: str, params: Sequence[object]
+        self,
+        query_fn: QueryFn,
+        expression: str,
+        top_k: int,
+        where: str,
+        params: Sequence[object],
     ) -> list[tuple[int, float]]:
         """The top ``top_k`` ``(rowid, bm25)`` rows for ``expression`` that pass ``where``.
 
@@ -198,14 +224,14 @@ class Fts5KeywordIndex(KeywordIndex):
         """
         t = self.table
         limit = max(4 * top_k, 40)
-        rows = self.db.query(
+        rows = query_fn(
             f"SELECT rowid, bm25({t}) AS s FROM {t} WHERE {t} MATCH ? ORDER BY s, rowid LIMIT ?",
             [expression, limit],
         )
         if rows:
             passing = {
                 r[0]
-                for r in self.db.query(
+                for r in query_fn(
                     f"SELECT i.rowid FROM {self.items.table} i WHERE {where} AND i.rowid IN "
                     f"({','.join('?' * len(rows))})",
                     [*params, *(r[0] for r in rows)],
@@ -218,7 +244,7 @@ class Fts5KeywordIndex(KeywordIndex):
             return []
         return [
             (int(r[0]), float(r[1]))
-            for r in self.db.query(
+            for r in query_fn(
                 f"WITH m AS MATERIALIZED (SELECT rowid, bm25({t}) AS s "
                 f"FROM {t} WHERE {t} MATCH ?) "
                 f"SELECT m.rowid, m.s FROM m JOIN {self.items.table} i "
@@ -227,7 +253,7 @@ class Fts5KeywordIndex(KeywordIndex):
             )
         ]
 
-    def _words(self, query: str) -> tuple[int, list[Word]] | None:
+    def _words(self, query_fn: QueryFn, query: str) -> tuple[int, list[Word]] | None:
         """The index's row count and the query's words with their frequencies and score
         bounds; None when a word is not a single token (a phrase, or a CJK prefix).
         """
@@ -239,8 +265,8 @@ class Fts5KeywordIndex(KeywordIndex):
             len(t) == 1 and not t.isascii() for t in terms
         ):
             return None
-        rows = self._stem_rows([s for s in stems.values() if s is not None])
-        totals = self.db.query(f"SELECT block FROM {self.table}_data WHERE id = 1")
+        rows = self._stem_rows(query_fn, [s for s in stems.values() if s is not None])
+        totals = query_fn(f"SELECT block FROM {self.table}_data WHERE id = 1")
         if not totals or not totals[0][0]:
             return None
         total, _ = read_varint(bytes(totals[0][0]))

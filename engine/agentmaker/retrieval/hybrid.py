@@ -136,13 +136,25 @@ class HybridRetriever:
         vectors = self.embedder.embed_batch(list(queries))
         out = []
         for query, vector in zip(queries, vectors, strict=True):
-            dense = self.vector_store.search(vector, top_k=pool, scope=scope, filters=filters)
-            keyword = self.keyword_index.search(query, top_k=pool, scope=scope, filters=filters)
+            dense, keyword = self._legs(query, vector, pool, scope, filters)
             fused = self._fuse(dense, keyword, pool)
             if self.reranker is not None and fused:
                 fused = self.reranker.rerank(query, fused, top_k=top_k)
             out.append(self._cut(fused, top_k))
         return out
+
+    def _legs(
+        self,
+        query: str,
+        vector: np.ndarray,
+        pool: int,
+        scope: Scope,
+        filters: Sequence[MetadataFilter] | None,
+    ) -> tuple[list[RetrievalResult], list[RetrievalResult]]:
+        """Both legs' candidates for one query (one after the other)."""
+        dense = self.vector_store.search(vector, top_k=pool, scope=scope, filters=filters)
+        keyword = self.keyword_index.search(query, top_k=pool, scope=scope, filters=filters)
+        return dense, keyword
 
     async def asearch(
         self,

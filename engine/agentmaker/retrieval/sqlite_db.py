@@ -115,13 +115,36 @@ class SqliteDatabase:
         """
         if self.in_memory:
             return self.query(sql, params)
+        conn = self._reader()
+        return self._translate(lambda: conn.execute(sql, params).fetchall())
+
+    @contextlib.contextmanager
+    def read_snapshot(self) -> Iterator[None]:
+        """Everything :meth:`read` runs on this thread inside the block sees one snapshot
+        (a read transaction; in-memory databases hold the writer's lock instead).
+        """
+        if self.in_memory:
+            with self.lock:
+                yield
+            return
+        conn = self._reader()
+        if conn.in_transaction:  # nested: the outer block's snapshot
+            yield
+            return
+        conn.execute("BEGIN")
+        try:
+            yield
+        finally:
+            conn.execute("COMMIT")
+
+    def _reader(self) -> Any:
         conn = getattr(self._readers, "conn", None)
         if conn is None:
             conn = _connect(self.path, readonly=True)
             self._readers.conn = conn
             with self.lock:
                 self._reader_conns.append(conn)
-        return self._translate(lambda: conn.execute(sql, params).fetchall())
+        return conn
 
     @staticmethod
     def _translate(run: Callable[[], Any]) -> Any:

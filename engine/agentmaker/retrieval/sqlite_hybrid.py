@@ -51,9 +51,14 @@ class SqliteHybridRetriever(HybridRetriever):
         self.items = ItemTable(db, metadata_columns=metadata_columns)
         self._check_model(embedder)
         vectors = SqliteVecStore(db, items=self.items, dimension=embedder.dimension)
-        keywords = Fts5KeywordIndex(db, items=self.items)
+        keywords = Fts5KeywordIndex(db, items=self.items, committed_reads=True)
         super().__init__(embedder, vectors, keywords, reranker, config=config, fusion=fusion)
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="agentmaker-sqlite")
+        # The keyword leg runs here, on its own read connection, while the dense leg
+        # runs in the calling thread.
+        self._keyword_executor = ThreadPoolExecutor(
+            max_workers=1, thread_name_prefix="agentmaker-keyword"
+        )
 
     def _check_model(self, embedder: Embedder) -> None:
         given = embedder.fingerprint
@@ -160,10 +165,7 @@ class SqliteHybridRetriever(HybridRetriever):
 
         def legs() -> list[tuple[list[RetrievalResult], list[RetrievalResult]]]:
             return [
-                (
-                    self.vector_store.search(v, top_k=pool, scope=scope, filters=filters),
-                    self.keyword_index.search(q, top_k=pool, scope=scope, filters=filters),
-                )
+                self._legs(q, v, pool, scope, filters)
                 for q, v in zip(queries, vectors, strict=True)
             ]
 
@@ -201,8 +203,36 @@ class SqliteHybridRetriever(HybridRetriever):
             self.delete, ids, scope=scope, all_scopes=all_scopes, filters=filters
         )
 
+    def _legs(
+        self,
+        query: str,
+        vector: np.ndarray,
+        pool: int,
+        scope: Scope,
+        filters: Sequence[MetadataFilter] | None,
+    ) -> tuple[list[RetrievalResult], list[RetrievalResult]]:
+        """Both legs at once: the keyword leg reads committed data on its own connection
+        (inside a transaction, or in memory, they run one after the other: the keyword
+        leg must see this thread's uncommitted writes, or has no connection of its own).
+        """
+        if self.db.in_transaction or self.db.in_memory:
+            return super()._legs(query, vector, pool, scope, filters)
+        keyword = self._keyword_executor.submit(
+            self.keyword_index.search, query, top_k=pool, scope=scope, filters=filters
+        )
+        try:
+            dense = self.vector_store.search(vector, top_k=pool, scope=scope, filters=filters)
+        finally:
+            keyword_results = keyword.result()
+        return dense, keyword_results
+
+    def stop_workers(self, *, wait: bool = True) -> None:
+        """Stop the threads that run the async twins and the keyword leg."""
+        self._executor.shutdown(wait=wait)
+        self._keyword_executor.shutdown(wait=wait)
+
     def close(self) -> None:
-        self._executor.shutdown(wait=True)
+        self.stop_workers()
         if self._owns_db:
             self.db.close()
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from agentmaker.errors import ConfigurationError, ScopeRequiredError, UnknownFilterFieldError
@@ -184,11 +184,15 @@ class ItemTable:
             ]
         return out
 
-    def fetch(self, rowids: Sequence[int]) -> dict[int, RetrievalResult]:
-        """The items with these rowids, as results with score 0."""
+    def fetch(
+        self, rowids: Sequence[int], *, query: Callable[..., list[Any]] | None = None
+    ) -> dict[int, RetrievalResult]:
+        """The items with these rowids, as results with score 0 (read through ``query``,
+        default the writer connection's :meth:`SqliteDatabase.query`)."""
+        query = query or self.db.query
         out: dict[int, RetrievalResult] = {}
         for part in chunked(list(rowids)):
-            rows = self.db.query(
+            rows = query(
                 f"SELECT rowid, id, content, source, metadata FROM {self.table} "
                 f"WHERE rowid IN ({','.join('?' * len(part))})",
                 part,
