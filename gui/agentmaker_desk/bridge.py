@@ -2,8 +2,10 @@
 
 Engine work is awaited on the qasync loop; the engine runs it in worker threads.
 Results come back as Qt signals. Progress callbacks arrive on worker threads and are
-re-posted to the GUI thread with ``loop.call_soon_threadsafe`` before any signal is
-emitted, so slots (and widgets) only ever run on the GUI thread.
+handed to the GUI thread before any signal is emitted, so slots (and widgets) only ever
+run on the GUI thread: ingestion and re-embedding reports, which come in bursts, through
+a :class:`~agentmaker_desk.progress_relay.ProgressRelay` (delivered in batches, the
+newest report per file), the rest with ``loop.call_soon_threadsafe``.
 
 The bridge has three helpers that belong to it (and also call the engine):
 ``bridge_models`` (settings → engine objects), ``ocr_runner`` (``bridge.ocr``: scanned
@@ -26,6 +28,7 @@ from PySide6.QtCore import QObject, Signal
 from agentmaker_desk import bridge_models
 from agentmaker_desk.folder_links import FolderLinks
 from agentmaker_desk.ocr_runner import OcrRunner
+from agentmaker_desk.progress_relay import ProgressRelay
 from agentmaker_desk.settings import ApiKeyStore, DeskSettings, ModelChoice
 
 log = logging.getLogger(__name__)
@@ -81,6 +84,13 @@ class EngineBridge(QObject):
         self._top_k: int | None = None
         self._busy = 0
         self.documents: list[Any] = []
+        # Worker-thread progress, delivered on the GUI thread in batches (newest per file).
+        self._ingest_relay = ProgressRelay(
+            self.ingestProgress.emit, lambda p: str(getattr(p, "path", "")), parent=self
+        )
+        self._reembed_relay = ProgressRelay(
+            lambda counts: self.reembedProgress.emit(*counts), parent=self
+        )
         self.ocr = OcrRunner(self, ocr_engine)
         self.folders = FolderLinks(self, debounce=folder_debounce)
 
@@ -282,9 +292,13 @@ class EngineBridge(QObject):
             self.ingestStarted.emit(names)
             self._set_busy(+1)
             try:
-                report = await self._lib.pipeline.aingest_paths(
-                    names, progress=self._on_progress, cancel=token, passwords=passwords or {}
-                )
+                self._ingest_relay.start()
+                try:
+                    report = await self._lib.pipeline.aingest_paths(
+                        names, progress=self._on_progress, cancel=token, passwords=passwords or {}
+                    )
+                finally:
+                    self._ingest_relay.stop()  # progress not delivered yet comes first
             except asyncio.CancelledError:
                 token.cancel()
                 raise
@@ -294,8 +308,6 @@ class EngineBridge(QObject):
             finally:
                 self._ingest_token = None
                 self._set_busy(-1)
-            # Progress posted from the worker may still be queued: let it land first.
-            await asyncio.sleep(0)
             self.ingestFinished.emit(report)
             if report.by_status("ocr_queued"):
                 self.ocr.start()
@@ -304,8 +316,9 @@ class EngineBridge(QObject):
             return report
 
     def _on_progress(self, progress: Any) -> None:
-        # Called on the engine's worker thread: hop to the GUI thread before emitting.
-        self._post(self.ingestProgress.emit, progress)
+        # Called on the engine's worker thread: only stored; the relay's timer emits
+        # ingestProgress on the GUI thread (a few times a second, newest per file).
+        self._ingest_relay.push(progress)
 
     def cancel_ingest(self) -> None:
         """Ask the running ingestion to stop after the current step."""
@@ -455,10 +468,15 @@ class EngineBridge(QObject):
         self.reembedProgress.emit(0, 0)  # started; the total comes with the first document
 
         def progress(done: int, total: int) -> None:
-            self._post(self.reembedProgress.emit, int(done), int(total))
+            # On the worker thread: the relay emits reembedProgress on the GUI thread.
+            self._reembed_relay.push((int(done), int(total)))
 
         try:
-            await self._lib.areembed(embedder, progress=progress, cancel=token)
+            self._reembed_relay.start()
+            try:
+                await self._lib.areembed(embedder, progress=progress, cancel=token)
+            finally:
+                self._reembed_relay.stop()  # progress not delivered yet comes first
         except OperationCancelledError:
             self.reembedFinished.emit(True)
             return False
