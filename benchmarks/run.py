@@ -1128,6 +1128,24 @@ def _engine_changes(results: dict[str, Any]) -> list[str]:
         "- `engine/agentmaker/retrieval/sqlite_vec_store.py`: `shortlist_factor` 20 → 100 and "
         "`min_shortlist` 200 → 2000 (the dense leg re-scores max(top_k × 100, 2000) exact "
         "vectors). " + _shortlist_reason(speed),
+        "- `engine/agentmaker/retrieval/fts5_topk.py` (new) + `fts5_index.py`: the keyword "
+        "leg was the slow one (FTS5 has no top-k pruning: it calls `bm25()` for every row "
+        "holding any query word, about half the chunks for a SciFact claim; at 100k chunks "
+        "the full OR query took ~47 ms p50 on a quiet machine, ~170 ms under load). Query "
+        "words are split by document frequency (from an `fts5vocab` table, cached until the "
+        "index changes); only rows holding a rare word are ranked, in `(rare) AND (common)` "
+        "and `(rare)` queries, and a score bound (`idf × (k1+1)` per common word) proves that "
+        "no row of common words alone could reach the top k, else a wider split and last the "
+        "full query run. Same top k as the full query (tests compare every query of a "
+        "random corpus, with filters, deletes, rollbacks and a second connection). The "
+        "filter is checked on the best unfiltered rows instead of joining every match "
+        "(the join stays for filters most rows fail).",
+        "- `engine/agentmaker/retrieval/sqlite_hybrid.py`: the keyword leg runs beside the "
+        "dense leg, on its own read connection (one snapshot; inside a transaction both stay "
+        "on the writer so they see its rows): a search costs about the slower leg.",
+        "- `engine/agentmaker/models/local_embedder.py` + `onnx_quantize.py` (new): int8 "
+        "inference by default (see 3.2): the package's int8 weights had been dequantized to "
+        "fp32 at load, so every matmul ran in fp32.",
     ]
 
 
