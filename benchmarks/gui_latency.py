@@ -257,7 +257,8 @@ def _thread_order(name: str) -> tuple[int, str]:
 def _idle(stack: tuple[str, ...]) -> bool:
     """A thread waiting (lock, queue, select, sleep) rather than working."""
     leaf = stack[0] if stack else ""
-    return any(word in leaf for word in (" wait", " _worker", " select", " get", " sleep"))
+    words = (" wait", " _worker", " select", " poll", " get", " sleep", " _check_inotify_fd")
+    return any(word in leaf for word in words)
 
 
 async def _measure(
@@ -348,9 +349,12 @@ def main(argv: list[str] | None = None) -> int:
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
     with tempfile.TemporaryDirectory() as folder:
-        result = loop.run_until_complete(
-            _measure(args.embedder, Path(folder), args.repeat, profiler)
-        )
+        try:
+            result = loop.run_until_complete(
+                _measure(args.embedder, Path(folder), args.repeat, profiler)
+            )
+        finally:
+            loop.close()  # stops the loop's executor threads (QThreads) before exit
     out: Path = args.out
     out.mkdir(parents=True, exist_ok=True)
     lines = [
