@@ -10,11 +10,16 @@ Drives the real MainWindow offscreen on a qasync loop:
 
 Writes ``benchmarks/out/gui_latency_<embedder>.md`` and ``.json`` (``--out`` elsewhere).
 
-``--profile-stalls`` adds a watchdog thread: whenever the heartbeat is late by more than
-``--stall-threshold`` ms it samples every thread's Python stack (``sys._current_frames``)
-until the next beat, then prints the most common stacks of each stall. It also notes when
-the watchdog itself woke late: a thread held the GIL (a long C call that does not release
-it stalls the GUI thread too), and the other threads' stacks at that moment say which.
+``--profile-stalls`` prints (on stderr) what happened in the longest heartbeat gaps. A
+watchdog thread samples every thread's Python stack (``sys._current_frames``) while the
+heartbeat is more than ``--stall-threshold`` ms late, and also whenever the watchdog
+itself wakes that late: then some thread kept the GIL (a long C call that does not
+release it, or a loop that re-takes it at once, starves the GUI thread too), and the
+stacks taken as the GIL comes back show which and where. A profile hook on the GUI
+thread records every Python callback Qt makes (slots, timers, qasync handles): a gap
+with few callbacks and little Python time is time spent in Qt's C++ code or waiting for
+the GIL (``py-spy record --native --idle`` tells those two apart: ``take_gil`` /
+``Shiboken::GilState`` frames are waits).
 """
 
 from __future__ import annotations
