@@ -277,6 +277,7 @@ async def _measure(
     os.environ["AGENTMAKER_DESK_SETTINGS"] = str(folder / "settings.ini")
     bridge = EngineBridge(embedder=_embedder(kind), keys=ApiKeyStore(), read_in_process=True)
     window = MainWindow(bridge, SettingsStore(folder / "settings.ini"), bridge._keys)
+    bridge.warm_up()  # as DeskApp.run does before showing the window
     window.show()
     await bridge.open_library(folder / "Library.agentmaker.sqlite")
 

@@ -131,6 +131,7 @@ class DeskApp:
         """Show the window, open the library, run until the last window closes."""
         quit_event = asyncio.Event()
         QApplication.instance().lastWindowClosed.connect(quit_event.set)
+        self.bridge.warm_up()
         self.window.show()
         await self.bridge.open_library(self.library, settings=self.window.settings)
         await quit_event.wait()

@@ -175,6 +175,15 @@ class EngineBridge(QObject):
 
         future.add_done_callback(finished)
 
+    def warm_up(self) -> None:
+        """Build what the first ingestion would otherwise build on its worker thread while
+        holding the GIL (the tokenizer: ~50-90 ms, a visible stall of the window). Call it
+        before the window shows.
+        """
+        from agentmaker.rag.tokens import get_encoding
+
+        get_encoding()
+
     async def open_library(
         self, path: str | Path, *, llm: Any = None, settings: DeskSettings | None = None
     ) -> bool:

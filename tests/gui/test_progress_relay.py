@@ -55,3 +55,17 @@ def test_without_a_key_only_the_newest_report_is_delivered(qtbot) -> None:
     _push_from_worker(relay, [(done, 50) for done in range(1, 51)])
     relay.stop()
     assert delivered == [(50, 50)]
+
+
+def test_warm_up_builds_the_tokenizer_before_any_ingestion(qtbot) -> None:
+    # Built lazily on the ingest thread it holds the GIL for ~50-90 ms: a stall.
+    from agentmaker.rag import tokens
+    from agentmaker.testing import FakeEmbedder
+    from agentmaker_desk.bridge import EngineBridge
+    from agentmaker_desk.settings import ApiKeyStore
+
+    tokens._bundle.cache_clear()
+    bridge = EngineBridge(embedder=FakeEmbedder(), keys=ApiKeyStore())
+    bridge.warm_up()
+    assert tokens._bundle.cache_info().currsize == 1
+    assert tokens.get_encoding().encode("hello world") == [15339, 1917]
