@@ -54,6 +54,19 @@ def _script(module: str, args: list[str], output: str | None = None) -> dict[str
     return dict(json.loads((OUT / f"{output or module}.json").read_text(encoding="utf-8")))
 
 
+def _gui_runs(embedder: str, runs: int) -> dict[str, Any]:
+    """``gui_latency`` ``runs`` times: the worst stall of one run is a maximum over
+    ~20,000 heartbeats, so one hiccup of the machine moves it; the median run counts.
+    """
+    results = [
+        _script("gui_latency", ["--embedder", embedder], output=f"gui_latency_{embedder}")
+        for _ in range(runs)
+    ]
+    stalls = [r["worst_stall_ms"] for r in results]
+    middle = sorted(results, key=lambda r: r["worst_stall_ms"])[len(results) // 2]
+    return {**middle, "worst_stall_runs_ms": stalls}
+
+
 # --- rendering -------------------------------------------------------------------------
 
 ORIENTATION = {"FTS5 bm25": 0.699, "MiniLM dense": 0.660, "RRF": 0.712}
@@ -197,7 +210,9 @@ def _summary(results: dict[str, Any]) -> str:
         rows.append(
             [
                 f"GUI: longest event-loop stall while ingesting corpus/good ({gui['embedder']} "
-                "embedder)",
+                "embedder; median run of "
+                + ", ".join(f"{v:.0f}" for v in gui.get("worst_stall_runs_ms", []))
+                + " ms)",
                 f"{gui['worst_stall_ms']:.0f} ms",
                 f"< {TARGET_STALL_MS:.0f} ms",
                 _ok(gui["worst_stall_ms"] < TARGET_STALL_MS),
@@ -1349,13 +1364,7 @@ def main(argv: list[str] | None = None) -> None:
             )
         if "gui" in wanted:
             embedder = "local" if full else "fake"
-            _section(
-                "gui",
-                mode_name,
-                lambda: _script(
-                    "gui_latency", ["--embedder", embedder], output=f"gui_latency_{embedder}"
-                ),
-            )
+            _section("gui", mode_name, lambda: _gui_runs(embedder, 3 if full else 1))
         save_json(
             f"run.{mode_name}",
             {"seconds": time.perf_counter() - started, "finished": time.strftime("%Y-%m-%d %H:%M")},
