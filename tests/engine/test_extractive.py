@@ -88,6 +88,11 @@ def test_newlines_bullets_and_soft_wraps() -> None:
     ]
 
 
+def test_markdown_headings_are_not_sentences() -> None:
+    text = "# Welcome to Desk\nDesk works offline.\n## Privacy\nNothing leaves. #hashtag stays"
+    assert split_sentences(text) == ["Desk works offline.", "Nothing leaves.", "#hashtag stays"]
+
+
 def test_empty_and_punctuation_only() -> None:
     assert split_sentences("") == []
     assert split_sentences("  \n\n ... !!! \n") == []

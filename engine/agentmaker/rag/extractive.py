@@ -48,6 +48,7 @@ _STOP_WORDS = _word_set(
 )
 
 _BULLET = re.compile(r"^\s*(?:[-*•‣◦▪–—]|\d{1,3}[.)]|[a-zA-Z][.)])\s+")
+_HEADING = re.compile(r"#{1,6}\s+\S")
 # Candidate ends: CJK terminators (no space needed), or ASCII ones followed by space/end.
 _END = re.compile(r"[。！？]+[”’」』）\)\]\"']*|[.!?]+[”’\"'\)\]]*(?=\s|$)")
 _SPACE = re.compile(r"\s+")
@@ -105,11 +106,15 @@ def _has_words(text: str) -> bool:
 
 
 def _blocks(text: str) -> list[str]:
-    """Split on paragraph breaks, bullets and lines that are not soft wraps."""
+    """Split on paragraph breaks, bullets and lines that are not soft wraps.
+
+    Markdown heading lines are left out: a section title is not an answer (the
+    citation already carries the heading path).
+    """
     blocks: list[list[str]] = []
     for raw in text.splitlines():
         line = raw.strip()
-        if not line:
+        if not line or _HEADING.match(line):
             blocks.append([])
             continue
         bullet = _BULLET.match(line)
