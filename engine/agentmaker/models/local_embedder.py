@@ -11,10 +11,11 @@ constructing the embedder (and the app) costs nothing.
   int8 inference (``DynamicQuantizeMatMul``, fused attention and GELU), derived from the
   verified package file by :mod:`agentmaker.models.onnx_quantize` on first use and kept
   in the user cache folder (written atomically, checked against a pinned sha256; when it
-  cannot be derived, the fp32 model runs instead, with a warning). ~2.8x the tokens per
-  CPU-second of the fp32 model on a 2-core AVX-512 VNNI CPU, ~1.7x with the uint8 kernels
-  that x86 CPUs without VNNI need (see :func:`int8_session_config`), ~40% of its memory,
-  the same SciFact nDCG@10 within 0.002; ``benchmarks/embedder_quantized.py``;
+  cannot be derived, the fp32 model runs instead, with a warning). 2.2-2.8x the tokens
+  per CPU-second of the fp32 model on a 2-core AVX-512 VNNI CPU (11,700 vs 5,400 tokens/s
+  on a quiet machine), ~1.7x with the uint8 kernels that x86 CPUs without VNNI need (see
+  :func:`int8_session_config`), ~40% of its memory; dense-only SciFact nDCG@10 0.656 vs
+  0.661 (``benchmarks/embedder_quantized.py``, ``embedder_throughput.py``);
 * ``"fp32-dequant"`` - ``all-MiniLM-L6-v2-int8``: the package's file as it is (int8
   weights that onnxruntime dequantizes to fp32 at load; fp32 inference).
 
