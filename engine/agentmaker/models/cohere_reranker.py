@@ -9,6 +9,7 @@ to Cohere's relevance score. The API key never appears in messages or logs.
 from __future__ import annotations
 
 import asyncio
+import itertools
 import logging
 import os
 import random
@@ -243,72 +244,71 @@ class CohereReranker(Reranker):
     def rerank(
         self, query: str, candidates: Sequence[RetrievalResult], *, top_k: int
     ) -> list[RetrievalResult]:
-        if top_k < 1:
-            raise ConfigurationError(f"top_k must be at least 1, not {top_k}.")
-        if not candidates:
+        requests = self._requests(query, candidates, top_k)
+        if not requests:
             return []
-        headers = self._headers()
-        client = self._get_client()
+        headers, client = self._headers(), self._get_client()
         scored: list[tuple[float, int]] = []
-        for start, end in self._slices(len(candidates)):
-            docs = [c.content for c in candidates[start:end]]
-            payload = self._payload(query, docs, min(top_k, len(docs)))
-            attempt = 0
-            while True:
+        for start, end, payload in requests:
+            for attempt in itertools.count():
                 try:
                     try:
-                        response = client.post(
-                            f"{self.base_url}/v2/rerank", json=payload, headers=headers
-                        )
+                        response = client.post(self._endpoint(), json=payload, headers=headers)
                     except httpx.HTTPError as error:
-                        mapped = self._transport_error(error)
-                        raise mapped from None
+                        raise self._transport_error(error) from None
                     body = self._check(response)
                     break
                 except _Retryable as retry:
-                    if attempt >= self.max_retries:
-                        raise retry.error from None
-                    delay = self._delay(attempt, retry.retry_after)
-                    log.info("rerank failed; retry %d in %.2f s", attempt + 1, delay)
-                    time.sleep(delay)
-                    attempt += 1
+                    time.sleep(self._retry_delay(retry, attempt))
             scored += self._results(body, candidates, start, end - start)
         return self._finish(candidates, scored, top_k)
 
     async def arerank(
         self, query: str, candidates: Sequence[RetrievalResult], *, top_k: int
     ) -> list[RetrievalResult]:
-        if top_k < 1:
-            raise ConfigurationError(f"top_k must be at least 1, not {top_k}.")
-        if not candidates:
+        requests = self._requests(query, candidates, top_k)
+        if not requests:
             return []
-        headers = self._headers()
-        client = self._get_aclient()
+        headers, client = self._headers(), self._get_aclient()
         scored: list[tuple[float, int]] = []
-        for start, end in self._slices(len(candidates)):
-            docs = [c.content for c in candidates[start:end]]
-            payload = self._payload(query, docs, min(top_k, len(docs)))
-            attempt = 0
-            while True:
+        for start, end, payload in requests:
+            for attempt in itertools.count():
                 try:
                     try:
                         response = await client.post(
-                            f"{self.base_url}/v2/rerank", json=payload, headers=headers
+                            self._endpoint(), json=payload, headers=headers
                         )
                     except httpx.HTTPError as error:
-                        mapped = self._transport_error(error)
-                        raise mapped from None
+                        raise self._transport_error(error) from None
                     body = self._check(response)
                     break
                 except _Retryable as retry:
-                    if attempt >= self.max_retries:
-                        raise retry.error from None
-                    delay = self._delay(attempt, retry.retry_after)
-                    log.info("rerank failed; retry %d in %.2f s", attempt + 1, delay)
-                    await asyncio.sleep(delay)
-                    attempt += 1
+                    await asyncio.sleep(self._retry_delay(retry, attempt))
             scored += self._results(body, candidates, start, end - start)
         return self._finish(candidates, scored, top_k)
+
+    def _requests(
+        self, query: str, candidates: Sequence[RetrievalResult], top_k: int
+    ) -> list[tuple[int, int, dict[str, Any]]]:
+        """``(start, end, payload)`` per request: at most ``max_documents`` each."""
+        if top_k < 1:
+            raise ConfigurationError(f"top_k must be at least 1, not {top_k}.")
+        out = []
+        for start, end in self._slices(len(candidates)):
+            docs = [c.content for c in candidates[start:end]]
+            out.append((start, end, self._payload(query, docs, min(top_k, len(docs)))))
+        return out
+
+    def _endpoint(self) -> str:
+        return f"{self.base_url}/v2/rerank"
+
+    def _retry_delay(self, retry: _Retryable, attempt: int) -> float:
+        """Seconds to wait before retry ``attempt + 1``; the error once retries are spent."""
+        if attempt >= self.max_retries:
+            raise retry.error from None
+        delay = self._delay(attempt, retry.retry_after)
+        log.info("rerank failed; retry %d in %.2f s", attempt + 1, delay)
+        return delay
 
     def close(self) -> None:
         client, self._client = self._client, None
