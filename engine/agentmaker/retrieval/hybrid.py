@@ -196,23 +196,35 @@ class HybridRetriever:
         vectors = await self.embedder.aembed_batch(list(queries))
         out = []
         for query, vector in zip(queries, vectors, strict=True):
-            # The task group cancels the sibling leg when one fails.
-            async with asyncio.TaskGroup() as group:
-                dense_task = group.create_task(
-                    asyncio.to_thread(
-                        self.vector_store.search, vector, top_k=pool, scope=scope, filters=filters
-                    )
-                )
-                keyword_task = group.create_task(
-                    asyncio.to_thread(
-                        self.keyword_index.search, query, top_k=pool, scope=scope, filters=filters
-                    )
-                )
-            fused = self._fuse(dense_task.result(), keyword_task.result(), pool)
+            dense, keyword = await self._alegs(query, vector, pool, scope, filters)
+            fused = self._fuse(dense, keyword, pool)
             if self.reranker is not None and fused:
                 fused = await self.reranker.arerank(query, fused, top_k=top_k)
             out.append(self._cut(fused, top_k))
         return out
+
+    async def _alegs(
+        self,
+        query: str,
+        vector: np.ndarray,
+        pool: int,
+        scope: Scope,
+        filters: Sequence[MetadataFilter] | None,
+    ) -> tuple[list[RetrievalResult], list[RetrievalResult]]:
+        """Async twin of :meth:`_legs`: both legs concurrently, each in a thread."""
+        # The task group cancels the sibling leg when one fails.
+        async with asyncio.TaskGroup() as group:
+            dense = group.create_task(
+                asyncio.to_thread(
+                    self.vector_store.search, vector, top_k=pool, scope=scope, filters=filters
+                )
+            )
+            keyword = group.create_task(
+                asyncio.to_thread(
+                    self.keyword_index.search, query, top_k=pool, scope=scope, filters=filters
+                )
+            )
+        return dense.result(), keyword.result()
 
     # --- writes -------------------------------------------------------------
 

@@ -147,35 +147,16 @@ class SqliteHybridRetriever(HybridRetriever):
 
     # --- async twins in the one worker thread ------------------------------------
 
-    async def asearch_many(
+    async def _alegs(
         self,
-        queries: Sequence[str],
-        *,
-        top_k: int | None = None,
-        candidate_pool: int | None = None,
-        scope: Scope | None = None,
-        all_scopes: bool = False,
-        filters: Sequence[MetadataFilter] | None = None,
-    ) -> list[list[RetrievalResult]]:
-        scope = check_scope("search", scope, all_scopes)
-        top_k, pool = self._params(top_k, candidate_pool)
-        if not queries:
-            return []
-        vectors = await self.embedder.aembed_batch(list(queries))
-
-        def legs() -> list[tuple[list[RetrievalResult], list[RetrievalResult]]]:
-            return [
-                self._legs(q, v, pool, scope, filters)
-                for q, v in zip(queries, vectors, strict=True)
-            ]
-
-        out = []
-        for query, (dense, keyword) in zip(queries, await self._run(legs), strict=True):
-            fused = self._fuse(dense, keyword, pool)
-            if self.reranker is not None and fused:
-                fused = await self.reranker.arerank(query, fused, top_k=top_k)
-            out.append(self._cut(fused, top_k))
-        return out
+        query: str,
+        vector: np.ndarray,
+        pool: int,
+        scope: Scope,
+        filters: Sequence[MetadataFilter] | None,
+    ) -> tuple[list[RetrievalResult], list[RetrievalResult]]:
+        # In the one worker thread (the keyword leg beside it, see _legs).
+        return await self._run(self._legs, query, vector, pool, scope, filters)
 
     async def aadd(self, items: Sequence[RetrievalResult], *, scope: Scope | None = None) -> None:
         if not items:
