@@ -29,14 +29,14 @@ from agentmaker.retrieval.fts5_topk import (
 )
 from agentmaker.retrieval.ports import KeywordIndex
 from agentmaker.retrieval.sqlite_db import SqliteDatabase
-from agentmaker.retrieval.sqlite_items import ItemTable, check_scope, chunked
+from agentmaker.retrieval.sqlite_items import ItemRowIndex, ItemTable, chunked
 from agentmaker.retrieval.text_analysis import index_text, match_expression, query_terms
 from agentmaker.retrieval.types import MetadataFilter, RetrievalResult, Scope
 
 QueryFn = Callable[..., list]
 
 
-class Fts5KeywordIndex(KeywordIndex):
+class Fts5KeywordIndex(ItemRowIndex, KeywordIndex):
     """Keyword index on SQLite FTS5. Alone it opens its own file; built by
     ``build_sqlite_hybrid`` it shares the connection and item table with the vectors.
     """
@@ -106,35 +106,6 @@ class Fts5KeywordIndex(KeywordIndex):
             else:
                 rowids = self.items.rowids_for([i.id for i in items], None, None)
             self.index_rows(rowids, [i.content for i in items])
-
-    def delete(
-        self,
-        ids: Sequence[str] | None = None,
-        *,
-        scope: Scope | None = None,
-        all_scopes: bool = False,
-        filters: Sequence[MetadataFilter] | None = None,
-    ) -> int:
-        if ids is None:
-            scope = check_scope("delete", scope, all_scopes)
-        with self.db.transaction():
-            rowids = self.items.rowids_for(ids, scope, filters)
-            self.unindex_rows(rowids)
-            if self._owns_items:
-                self.items.delete_rows(rowids)
-        return len(rowids)
-
-    def count(self, *, scope: Scope | None = None) -> int:
-        if scope is None or scope.is_empty:
-            return int(self.db.query(f"SELECT count(*) FROM {self.table}")[0][0])
-        where, params = self.items.where(scope, None, alias="i")
-        return int(
-            self.db.query(
-                f"SELECT count(*) FROM {self.table} f JOIN {self.items.table} i "
-                f"ON i.rowid = f.rowid WHERE {where}",
-                params,
-            )[0][0]
-        )
 
     def search(
         self,

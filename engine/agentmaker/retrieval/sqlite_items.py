@@ -222,3 +222,46 @@ class ItemTable:
         """Number of rows within ``scope``."""
         where, params = self.where(scope, None)
         return int(self.db.query(f"SELECT count(*) FROM {self.table} WHERE {where}", params)[0][0])
+
+
+class ItemRowIndex:
+    """Shared by the SQLite indexes whose rows are item-table rowids: ``delete`` and
+    ``count`` for the ports. The index provides ``table`` and ``unindex_rows``.
+    """
+
+    db: SqliteDatabase
+    items: ItemTable
+    table: str
+    _owns_items: bool
+
+    def unindex_rows(self, rowids: Sequence[int]) -> None:
+        raise NotImplementedError
+
+    def delete(
+        self,
+        ids: Sequence[str] | None = None,
+        *,
+        scope: Scope | None = None,
+        all_scopes: bool = False,
+        filters: Sequence[MetadataFilter] | None = None,
+    ) -> int:
+        if ids is None:
+            scope = check_scope("delete", scope, all_scopes)
+        with self.db.transaction():
+            rowids = self.items.rowids_for(ids, scope, filters)
+            self.unindex_rows(rowids)
+            if self._owns_items:
+                self.items.delete_rows(rowids)
+        return len(rowids)
+
+    def count(self, *, scope: Scope | None = None) -> int:
+        if scope is None or scope.is_empty:
+            return int(self.db.query(f"SELECT count(*) FROM {self.table}")[0][0])
+        where, params = self.items.where(scope, None, alias="i")
+        return int(
+            self.db.query(
+                f"SELECT count(*) FROM {self.table} x JOIN {self.items.table} i "
+                f"ON i.rowid = x.rowid WHERE {where}",
+                params,
+            )[0][0]
+        )

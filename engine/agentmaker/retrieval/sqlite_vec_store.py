@@ -22,11 +22,11 @@ from agentmaker.errors import ConfigurationError
 from agentmaker.retrieval.binary_index import BinaryIndex, binary_codes
 from agentmaker.retrieval.ports import VectorStore
 from agentmaker.retrieval.sqlite_db import SqliteDatabase
-from agentmaker.retrieval.sqlite_items import ItemTable, check_scope, chunked
+from agentmaker.retrieval.sqlite_items import ItemRowIndex, ItemTable, chunked
 from agentmaker.retrieval.types import SCOPE_DIMENSIONS, MetadataFilter, RetrievalResult, Scope
 
 
-class SqliteVecStore(VectorStore):
+class SqliteVecStore(ItemRowIndex, VectorStore):
     """Vector store on SQLite. Alone it opens its own file; built by
     ``build_sqlite_hybrid`` it shares the connection and item table with the keyword index.
     """
@@ -165,35 +165,6 @@ class SqliteVecStore(VectorStore):
             else:
                 rowids = self.items.rowids_for([i.id for i in items], None, None)
             self.index_rows(rowids, vectors)
-
-    def delete(
-        self,
-        ids: Sequence[str] | None = None,
-        *,
-        scope: Scope | None = None,
-        all_scopes: bool = False,
-        filters: Sequence[MetadataFilter] | None = None,
-    ) -> int:
-        if ids is None:
-            scope = check_scope("delete", scope, all_scopes)
-        with self.db.transaction():
-            rowids = self.items.rowids_for(ids, scope, filters)
-            self.unindex_rows(rowids)
-            if self._owns_items:
-                self.items.delete_rows(rowids)
-        return len(rowids)
-
-    def count(self, *, scope: Scope | None = None) -> int:
-        if scope is None or scope.is_empty:
-            return int(self.db.query(f"SELECT count(*) FROM {self.table}")[0][0])
-        where, params = self.items.where(scope, None, alias="i")
-        return int(
-            self.db.query(
-                f"SELECT count(*) FROM {self.table} v JOIN {self.items.table} i "
-                f"ON i.rowid = v.rowid WHERE {where}",
-                params,
-            )[0][0]
-        )
 
     # --- search -------------------------------------------------------------
 
