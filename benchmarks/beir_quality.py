@@ -31,15 +31,15 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from agentmaker.rag.chunking import ChunkingConfig, split_document
-from agentmaker.rag.contextualizers import Contextualizer, HeadingContextualizer
+from agentmaker.rag.chunking.split import ChunkingConfig, split_document
 from agentmaker.rag.documents import Document
-from agentmaker.rag.pipeline import IngestionPipeline
+from agentmaker.rag.ingest.contextualizers import Contextualizer, HeadingContextualizer
+from agentmaker.rag.ingest.pipeline import IngestionPipeline
 from agentmaker.rag.source_store import SourceStore
 from agentmaker.retrieval import text_analysis
 from agentmaker.retrieval.fusion import LEG_RANK_KEYS, reciprocal_rank_fusion
 from agentmaker.retrieval.score_fusion import score_fusion
-from agentmaker.retrieval.sqlite_hybrid import SqliteHybridRetriever, build_sqlite_hybrid
+from agentmaker.retrieval.sqlite.hybrid import SqliteHybridRetriever, build_sqlite_hybrid
 from agentmaker.retrieval.types import RetrievalResult, Scope
 
 from benchmarks.common import (

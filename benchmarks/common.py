@@ -152,7 +152,7 @@ def _version(dist: str) -> str:
 
 def versions() -> dict[str, str]:
     import sqlean
-    from agentmaker.retrieval.sqlite_db import SqliteDatabase
+    from agentmaker.retrieval.sqlite.db import SqliteDatabase
 
     db = SqliteDatabase(":memory:")
     try:
@@ -250,9 +250,9 @@ def schema_signature(metadata_columns: tuple[str, ...] = ("doc_id", "format")) -
     A cached library file is reused only while the engine still creates the same
     schema; search-only code (fusion, shortlists) can change without a rebuild.
     """
-    from agentmaker.rag.pipeline import IngestionPipeline
+    from agentmaker.rag.ingest.pipeline import IngestionPipeline
     from agentmaker.rag.source_store import SourceStore
-    from agentmaker.retrieval.sqlite_hybrid import build_sqlite_hybrid
+    from agentmaker.retrieval.sqlite.hybrid import build_sqlite_hybrid
     from agentmaker.testing import FakeEmbedder
 
     retriever = build_sqlite_hybrid(FakeEmbedder(384), metadata_columns=metadata_columns)

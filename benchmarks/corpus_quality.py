@@ -90,8 +90,8 @@ def _leg_hits(library: Any, question: str, leg: str) -> list[RetrievalResult]:
 
 def run(path: Path) -> dict[str, Any]:
     from agentmaker.library import Library
+    from agentmaker.rag.answer.expanders import NeighborWindowExpander
     from agentmaker.rag.config import RagConfig
-    from agentmaker.rag.expanders import NeighborWindowExpander
 
     rows = qa_rows()
     embedder = CachedEmbedder(local_embedder())

@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 from agentmaker.models.local_embedder import MAX_TOKENS, LocalEmbedder
-from agentmaker.rag.extractive import split_sentences
+from agentmaker.rag.answer.extractive import split_sentences
 
 DATA = Path(os.environ.get("SCIFACT_DIR", "/work/shared/bench/scifact"))
 OUT = Path(__file__).resolve().parent / "out"

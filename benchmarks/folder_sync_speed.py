@@ -38,7 +38,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import numpy as np
 from agentmaker.library import Library
-from agentmaker.rag.folder_sync import FolderSync, SyncProgress
+from agentmaker.rag.folders.sync import FolderSync, SyncProgress
 from agentmaker.retrieval.ports import Embedder, ModelFingerprint
 from agentmaker.testing import FakeEmbedder
 

@@ -270,9 +270,9 @@ async def _measure(
     kind: str, folder: Path, repeat: int, profiler: StallProfiler | None = None
 ) -> dict[str, object]:
     from agentmaker.testing import ScriptedLLM
-    from agentmaker_desk.bridge import EngineBridge
+    from agentmaker_desk.bridge.bridge import EngineBridge
     from agentmaker_desk.main_window import MainWindow
-    from agentmaker_desk.settings import ApiKeyStore, SettingsStore
+    from agentmaker_desk.settings.settings import ApiKeyStore, SettingsStore
 
     os.environ["AGENTMAKER_DESK_SETTINGS"] = str(folder / "settings.ini")
     bridge = EngineBridge(embedder=_embedder(kind), keys=ApiKeyStore(), read_in_process=True)

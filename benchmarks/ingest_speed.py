@@ -107,8 +107,8 @@ def _format(path: Path) -> str:
 
 
 def _read_stats(path: Path) -> dict[str, Any]:
+    from agentmaker.rag.chunking.tokens import count_tokens
     from agentmaker.rag.readers import read_file
-    from agentmaker.rag.tokens import count_tokens
 
     started = time.perf_counter()
     doc = read_file(path)

@@ -186,9 +186,9 @@ def bm25s_scifact(
 
 def fts5_latency(library_path: Path, queries: dict[str, str]) -> float:
     """Our keyword leg (top 100) on the same library and queries, p50 ms."""
-    from agentmaker.retrieval.fts5_index import Fts5KeywordIndex
-    from agentmaker.retrieval.sqlite_db import SqliteDatabase
-    from agentmaker.retrieval.sqlite_items import ItemTable
+    from agentmaker.retrieval.sqlite.db import SqliteDatabase
+    from agentmaker.retrieval.sqlite.fts5_index import Fts5KeywordIndex
+    from agentmaker.retrieval.sqlite.items import ItemTable
     from agentmaker.retrieval.types import Scope
 
     db = SqliteDatabase(library_path)

@@ -42,7 +42,7 @@ from typing import Any
 
 import numpy as np
 from agentmaker.retrieval.ports import Embedder, ModelFingerprint
-from agentmaker.retrieval.sqlite_hybrid import SqliteHybridRetriever, build_sqlite_hybrid
+from agentmaker.retrieval.sqlite.hybrid import SqliteHybridRetriever, build_sqlite_hybrid
 from agentmaker.retrieval.types import RetrievalResult, Scope
 
 from benchmarks.common import (
@@ -111,7 +111,7 @@ def base_vectors() -> tuple[np.ndarray, list[str], np.ndarray]:
     Returns (chunk vectors, query texts, query vectors). Built on first use (which embeds
     the corpus if the quality benchmark has not yet).
     """
-    from agentmaker.rag.chunking import ChunkingConfig
+    from agentmaker.rag.chunking.split import ChunkingConfig
 
     from benchmarks.beir_quality import VARIANTS, indexed_texts, load_beir
     from benchmarks.common import cached_local_embedder
@@ -430,9 +430,9 @@ def measure(
 def real_vectors_recall() -> dict[str, Any]:
     """Recall@10 of the dense leg with real MiniLM vectors: the SciFact library
     (title + abstract chunks) and its 809 queries, at each shortlist setting."""
-    from agentmaker.retrieval.sqlite_db import SqliteDatabase
-    from agentmaker.retrieval.sqlite_items import ItemTable
-    from agentmaker.retrieval.sqlite_vec_store import SqliteVecStore
+    from agentmaker.retrieval.sqlite.db import SqliteDatabase
+    from agentmaker.retrieval.sqlite.items import ItemTable
+    from agentmaker.retrieval.sqlite.vec_store import SqliteVecStore
 
     from benchmarks.beir_quality import load_beir, open_library
     from benchmarks.common import cached_local_embedder

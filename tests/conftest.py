@@ -10,9 +10,7 @@ import pytest
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ.setdefault("QT_API", "pyside6")
 
-REPO = Path(__file__).resolve().parents[1]
-SHARED = REPO.parent / "shared"
-CORPUS = SHARED / "corpus"
+from tests.paths import CORPUS
 
 
 @pytest.fixture(scope="session")

@@ -19,7 +19,7 @@ import tempfile
 from pathlib import Path
 
 from agentmaker.errors import AgentmakerError
-from agentmaker.rag.batch import IngestProgress
+from agentmaker.rag.ingest.batch import IngestProgress
 
 
 def default_library_path() -> Path:

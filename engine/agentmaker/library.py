@@ -14,16 +14,16 @@ from collections.abc import Callable
 from pathlib import Path
 
 from agentmaker.models.llm import LLMClient
-from agentmaker.rag.batch import CancelToken
+from agentmaker.rag.answer.retriever import RagRetriever
 from agentmaker.rag.config import RagConfig
-from agentmaker.rag.pipeline import IngestionPipeline
-from agentmaker.rag.reader_process import ReaderProcess
-from agentmaker.rag.retriever import RagRetriever
+from agentmaker.rag.ingest.batch import CancelToken
+from agentmaker.rag.ingest.pipeline import IngestionPipeline
+from agentmaker.rag.ingest.reader_process import ReaderProcess
 from agentmaker.rag.source_store import SourceStore
 from agentmaker.retrieval.hybrid import default_fusion
 from agentmaker.retrieval.ports import Embedder
-from agentmaker.retrieval.sqlite_db import SqliteDatabase
-from agentmaker.retrieval.sqlite_hybrid import MODEL_KEY, SqliteHybridRetriever
+from agentmaker.retrieval.sqlite.db import SqliteDatabase
+from agentmaker.retrieval.sqlite.hybrid import MODEL_KEY, SqliteHybridRetriever
 
 log = logging.getLogger(__name__)
 REBUILD_KEY = "rebuild_pending"

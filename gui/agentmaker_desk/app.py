@@ -23,15 +23,15 @@ from PySide6.QtCore import QCoreApplication, Qt
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from agentmaker_desk import __version__
-from agentmaker_desk.bridge import EngineBridge
+from agentmaker_desk.bridge.bridge import EngineBridge
 from agentmaker_desk.i18n import install_language
-from agentmaker_desk.icons import icon
 from agentmaker_desk.main_window import MainWindow
-from agentmaker_desk.settings import (
+from agentmaker_desk.settings.settings import (
     ApiKeyStore,
     SettingsStore,
     default_library_path,
 )
+from agentmaker_desk.widgets.icons import icon
 
 log = logging.getLogger("agentmaker_desk")
 

@@ -18,21 +18,21 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from agentmaker_desk.activity_bar import ActivityBar
-from agentmaker_desk.answer_pane import AnswerPane
-from agentmaker_desk.ask_box import AskBar, local_paths
-from agentmaker_desk.bridge import EngineBridge
-from agentmaker_desk.chunk_browser import ChunkBrowser
-from agentmaker_desk.chunk_tree_model import document_title
-from agentmaker_desk.empty_state import EmptyLibraryView
-from agentmaker_desk.icons import icon
-from agentmaker_desk.ingest_panel import IngestPanel
-from agentmaker_desk.link_offer import LinkOffer
-from agentmaker_desk.password_flow import PasswordFlow
-from agentmaker_desk.settings import ApiKeyStore, DeskSettings, SettingsStore
-from agentmaker_desk.settings_dialog import SettingsDialog
-from agentmaker_desk.source_view import SourceView
-from agentmaker_desk.sources_view import SourcesView
+from agentmaker_desk.bridge.bridge import EngineBridge
+from agentmaker_desk.chat.answer_pane import AnswerPane
+from agentmaker_desk.chat.ask_box import AskBar, local_paths
+from agentmaker_desk.chat.source_view import SourceView
+from agentmaker_desk.chat.sources_view import SourcesView
+from agentmaker_desk.library.chunk_browser import ChunkBrowser
+from agentmaker_desk.library.chunk_tree_model import document_title
+from agentmaker_desk.library.ingest_panel import IngestPanel
+from agentmaker_desk.library.link_offer import LinkOffer
+from agentmaker_desk.settings.dialog import SettingsDialog
+from agentmaker_desk.settings.password_flow import PasswordFlow
+from agentmaker_desk.settings.settings import ApiKeyStore, DeskSettings, SettingsStore
+from agentmaker_desk.widgets.activity_bar import ActivityBar
+from agentmaker_desk.widgets.empty_state import EmptyLibraryView
+from agentmaker_desk.widgets.icons import icon
 from agentmaker_desk.window_actions import build_actions
 from agentmaker_desk.window_state import capture_window_state, restore_window_state
 

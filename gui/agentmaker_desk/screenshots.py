@@ -16,10 +16,10 @@ from typing import Any
 from PySide6.QtCore import QCoreApplication
 from PySide6.QtWidgets import QApplication, QWidget
 
-from agentmaker_desk.bridge import EngineBridge
+from agentmaker_desk.bridge.bridge import EngineBridge
 from agentmaker_desk.i18n import install_language
 from agentmaker_desk.main_window import MainWindow
-from agentmaker_desk.settings import ApiKeyStore, SettingsStore
+from agentmaker_desk.settings.settings import ApiKeyStore, SettingsStore
 
 SAMPLES = {
     "Tenancy agreement.md": """# Tenancy agreement
@@ -123,7 +123,7 @@ async def render_screenshots(out_dir: Path, languages: list[str]) -> list[Path]:
 
 
 async def _render_language(tmp: Path, out: Path, lang: str, embedder: Any) -> list[Path]:
-    from agentmaker.rag.batch import IngestProgress
+    from agentmaker.rag.ingest.batch import IngestProgress
     from agentmaker.testing import ScriptedLLM
 
     docs = tmp / "Documents"
@@ -223,7 +223,7 @@ async def _render_language(tmp: Path, out: Path, lang: str, embedder: Any) -> li
 async def _render_ocr(window: MainWindow, docs: Path, path: Path) -> Path:
     """A folder was dropped: its text files are in, its scans are being read by OCR."""
     from agentmaker.ocr import OcrProgress, OcrReport
-    from agentmaker.rag.batch import BatchReport, FileOutcome
+    from agentmaker.rag.ingest.batch import BatchReport, FileOutcome
 
     bridge = window.bridge
     contract, receipt = str(docs / "Scanned contract.pdf"), str(docs / "Receipt.jpg")

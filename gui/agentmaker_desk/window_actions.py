@@ -5,19 +5,36 @@ Texts keep the ``MainWindow`` translation context they always had.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
 from PySide6.QtCore import QCoreApplication, QSize, Qt
 from PySide6.QtGui import QAction, QKeySequence, QShortcut
-from PySide6.QtWidgets import QToolBar, QWidget
+from PySide6.QtWidgets import QMenuBar, QToolBar, QWidget
 
-from agentmaker_desk.icons import icon
-
-if TYPE_CHECKING:
-    from agentmaker_desk.main_window import MainWindow
+from agentmaker_desk.widgets.icons import icon
 
 
-def build_actions(window: MainWindow) -> None:
+class ActionHost(Protocol):
+    """The main window as its actions see it (a protocol: main_window imports this module)."""
+
+    bridge: Any
+    add_files_action: QAction
+    add_folder_action: QAction
+    open_library_action: QAction
+    linked_folders_action: QAction
+    settings_action: QAction
+
+    def add_files(self) -> None: ...
+    def add_folder(self) -> None: ...
+    def choose_library(self) -> None: ...
+    def open_settings(self, page: str | None = None) -> Any: ...
+    def focus_question(self) -> None: ...
+    def menuBar(self) -> QMenuBar: ...
+    def addToolBar(self, toolbar: QToolBar) -> None: ...
+    def close(self) -> bool: ...
+
+
+def build_actions(window: ActionHost) -> None:
     """Create the File menu, the toolbar and the shortcuts of ``window``."""
     file_menu = window.menuBar().addMenu(QCoreApplication.translate("MainWindow", "&File"))
     window.add_files_action = QAction(

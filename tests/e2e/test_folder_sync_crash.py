@@ -9,14 +9,14 @@ from pathlib import Path
 
 import pytest
 from agentmaker.library import Library
-from agentmaker.rag.folder_sync import FolderSync
-from agentmaker.rag.pipeline import doc_id_for_path
+from agentmaker.rag.folders.sync import FolderSync
+from agentmaker.rag.ingest.pipeline import doc_id_for_path
 from agentmaker.testing import FakeEmbedder
 
 CHILD = """
 import sys
 from agentmaker.library import Library
-from agentmaker.rag.folder_sync import FolderSync
+from agentmaker.rag.folders.sync import FolderSync
 from agentmaker.testing import FakeEmbedder
 
 lib = Library.open(sys.argv[1], embedder=FakeEmbedder())

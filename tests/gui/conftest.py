@@ -14,12 +14,12 @@ os.environ.setdefault("QT_API", "pyside6")
 import pytest
 import qasync
 from agentmaker.testing import FakeEmbedder
-from agentmaker_desk.bridge import EngineBridge
+from agentmaker_desk.bridge.bridge import EngineBridge
 from agentmaker_desk.main_window import MainWindow
-from agentmaker_desk.settings import ApiKeyStore, SettingsStore
+from agentmaker_desk.settings.settings import ApiKeyStore, SettingsStore
 from PySide6.QtWidgets import QApplication
 
-from .helpers import StubOcrEngine
+from tests.gui.helpers import StubOcrEngine
 
 
 class TestEventLoop(qasync.QEventLoop):

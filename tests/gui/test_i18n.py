@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
-from agentmaker_desk.empty_state import EmptyLibraryView
 from agentmaker_desk.i18n import install_language, resolve_language, translations_dir
+from agentmaker_desk.widgets.empty_state import EmptyLibraryView
 from PySide6.QtCore import QCoreApplication
 
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from agentmaker_desk.answer_pane import AnswerPane, render_answer_html
-from agentmaker_desk.ask_box import AskBar
-from agentmaker_desk.ingest_panel import IngestPanel
-from agentmaker_desk.source_view import SourceView, locate_passage
-from agentmaker_desk.sources_view import SourcesView, why_text
+from agentmaker_desk.chat.answer_pane import AnswerPane, render_answer_html
+from agentmaker_desk.chat.ask_box import AskBar
+from agentmaker_desk.chat.source_view import SourceView, locate_passage
+from agentmaker_desk.chat.sources_view import SourcesView, why_text
+from agentmaker_desk.library.ingest_panel import IngestPanel
 from PySide6.QtCore import Qt
 
 

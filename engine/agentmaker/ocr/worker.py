@@ -35,11 +35,11 @@ from agentmaker.ocr.documents import ocr_document, splice_ocr_pages
 from agentmaker.ocr.engine import OcrEngine, OcrError, OcrUnavailableError
 from agentmaker.ocr.queue import OcrJob, OcrPageResult, OcrQueue
 from agentmaker.ocr.render import DEFAULT_DPI, is_image, page_count, page_labels, render_pages
-from agentmaker.rag.batch import CancelToken
 from agentmaker.rag.documents import Document
+from agentmaker.rag.ingest.batch import CancelToken
 
 if TYPE_CHECKING:
-    from agentmaker.rag.pipeline import IngestionPipeline
+    from agentmaker.rag.ingest.pipeline import IngestionPipeline
 
 log = logging.getLogger(__name__)
 

@@ -1,17 +1,25 @@
 """RAG: documents in, cited answers out."""
 
-from agentmaker.rag.batch import BatchReport, CancelToken, FileOutcome, IngestProgress
-from agentmaker.rag.chunking import ChunkingConfig, split_document
+from agentmaker.rag.answer.expanders import ChunkExpander, NeighborWindowExpander
+from agentmaker.rag.answer.prompting import AskResult, SourceRef
+from agentmaker.rag.answer.query_transformers import (
+    HyDETransformer,
+    MultiQueryExpander,
+    QueryTransformer,
+)
+from agentmaker.rag.answer.retriever import AnswerStream, RagRetriever
+from agentmaker.rag.answer.tool import RAGTool
+from agentmaker.rag.chunking.split import ChunkingConfig, split_document
 from agentmaker.rag.config import RagConfig
-from agentmaker.rag.contextualizers import Contextualizer, HeadingContextualizer, LLMContextualizer
 from agentmaker.rag.documents import Chunk, Document
-from agentmaker.rag.expanders import ChunkExpander, NeighborWindowExpander
-from agentmaker.rag.pipeline import IngestionPipeline, IngestReport, VerifyReport
-from agentmaker.rag.prompting import AskResult, SourceRef
-from agentmaker.rag.query_transformers import HyDETransformer, MultiQueryExpander, QueryTransformer
-from agentmaker.rag.retriever import AnswerStream, RagRetriever
+from agentmaker.rag.ingest.batch import BatchReport, CancelToken, FileOutcome, IngestProgress
+from agentmaker.rag.ingest.contextualizers import (
+    Contextualizer,
+    HeadingContextualizer,
+    LLMContextualizer,
+)
+from agentmaker.rag.ingest.pipeline import IngestionPipeline, IngestReport, VerifyReport
 from agentmaker.rag.source_store import DocumentInfo, SourceStore
-from agentmaker.rag.tool import RAGTool
 
 __all__ = [
     "AnswerStream",

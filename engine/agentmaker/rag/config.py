@@ -5,10 +5,18 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from agentmaker.models.llm import LLMClient
-from agentmaker.rag.chunking import ChunkingConfig
-from agentmaker.rag.contextualizers import Contextualizer, HeadingContextualizer, LLMContextualizer
-from agentmaker.rag.expanders import ChunkExpander, NeighborWindowExpander
-from agentmaker.rag.query_transformers import HyDETransformer, MultiQueryExpander, QueryTransformer
+from agentmaker.rag.answer.expanders import ChunkExpander, NeighborWindowExpander
+from agentmaker.rag.answer.query_transformers import (
+    HyDETransformer,
+    MultiQueryExpander,
+    QueryTransformer,
+)
+from agentmaker.rag.chunking.split import ChunkingConfig
+from agentmaker.rag.ingest.contextualizers import (
+    Contextualizer,
+    HeadingContextualizer,
+    LLMContextualizer,
+)
 from agentmaker.retrieval.ports import Reranker
 from agentmaker.retrieval.types import RetrievalConfig, Scope
 

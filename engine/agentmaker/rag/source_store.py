@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from agentmaker.rag.documents import Chunk, Document
-from agentmaker.retrieval.sqlite_db import SqliteDatabase
-from agentmaker.retrieval.sqlite_items import chunked
+from agentmaker.retrieval.sqlite.db import SqliteDatabase
+from agentmaker.retrieval.sqlite.items import chunked
 
 _MIGRATIONS = [
     "CREATE TABLE documents (\n"

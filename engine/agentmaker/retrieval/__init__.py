@@ -1,6 +1,5 @@
 """The retrieval foundation: ports, batteries, hybrid search, fusion, scopes, sync."""
 
-from agentmaker.retrieval.fts5_index import Fts5KeywordIndex
 from agentmaker.retrieval.fusion import RRFFusion, reciprocal_rank_fusion
 from agentmaker.retrieval.hybrid import HybridRetriever
 from agentmaker.retrieval.ports import (
@@ -11,14 +10,15 @@ from agentmaker.retrieval.ports import (
     Reranker,
     VectorStore,
 )
-from agentmaker.retrieval.sqlite_db import SqliteDatabase
-from agentmaker.retrieval.sqlite_hybrid import SqliteHybridRetriever, build_sqlite_hybrid
-from agentmaker.retrieval.sqlite_vec_store import SqliteVecStore
+from agentmaker.retrieval.sqlite.bookkeeping import SqliteBookkeeping
+from agentmaker.retrieval.sqlite.db import SqliteDatabase
+from agentmaker.retrieval.sqlite.fts5_index import Fts5KeywordIndex
+from agentmaker.retrieval.sqlite.hybrid import SqliteHybridRetriever, build_sqlite_hybrid
+from agentmaker.retrieval.sqlite.vec_store import SqliteVecStore
 from agentmaker.retrieval.sync import (
     Bookkeeping,
     IndexSync,
     InMemoryBookkeeping,
-    SqliteBookkeeping,
     SyncIndexSync,
 )
 from agentmaker.retrieval.types import MetadataFilter, RetrievalConfig, RetrievalResult, Scope

@@ -13,8 +13,13 @@ import numpy as np
 from agentmaker.retrieval.fusion import LEG_RANK_KEYS, RRFFusion
 from agentmaker.retrieval.ports import Embedder, FusionStrategy, KeywordIndex, Reranker, VectorStore
 from agentmaker.retrieval.score_fusion import ScoreFusion
-from agentmaker.retrieval.sqlite_items import check_scope
-from agentmaker.retrieval.types import MetadataFilter, RetrievalConfig, RetrievalResult, Scope
+from agentmaker.retrieval.types import (
+    MetadataFilter,
+    RetrievalConfig,
+    RetrievalResult,
+    Scope,
+    check_scope,
+)
 
 log = logging.getLogger(__name__)
 

@@ -8,7 +8,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from agentmaker.errors import ConfigurationError
+from agentmaker.errors import ConfigurationError, ScopeRequiredError
 
 SCOPE_DIMENSIONS: tuple[str, ...] = ("base", "user", "agent", "session", "app")
 
@@ -108,3 +108,11 @@ class RetrievalConfig:
             )
         if self.rrf_k < 1:
             raise ConfigurationError(f"rrf_k must be at least 1, not {self.rrf_k}.")
+
+
+def check_scope(operation: str, scope: Scope | None, all_scopes: bool) -> Scope:
+    """Refuse an empty scope unless ``all_scopes``; returns the scope to apply."""
+    scope = scope or Scope()
+    if scope.is_empty and not all_scopes:
+        raise ScopeRequiredError(operation)
+    return scope

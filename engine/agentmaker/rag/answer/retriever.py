@@ -1,0 +1,278 @@
+"""RagRetriever: retrieve passages, then answer from them with numbered citations."""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+from collections.abc import AsyncGenerator, Coroutine, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from agentmaker.models.llm import LLMClient
+from agentmaker.rag.answer.expanders import ChunkExpander
+from agentmaker.rag.answer.extractive import extractive_answer
+from agentmaker.rag.answer.prompting import NO_HITS_ANSWER, AskResult, SourceRef, build_messages
+from agentmaker.rag.answer.query_transformers import QueryTransformer
+from agentmaker.rag.source_store import SourceStore
+from agentmaker.retrieval.fusion import reciprocal_rank_fusion
+from agentmaker.retrieval.hybrid import HybridRetriever
+from agentmaker.retrieval.types import MetadataFilter, RetrievalResult, Scope
+
+if TYPE_CHECKING:
+    from agentmaker.rag.config import RagConfig
+    from agentmaker.retrieval.ports import Embedder as EmbedderPort
+
+T = TypeVar("T")
+# Hits fetched beyond top_k, so dropping repeated passages still leaves top_k.
+_SPARE = 3
+RAG_SCOPE = Scope(base="rag")
+_SCORE_KEYS = (
+    "keyword_rank",
+    "vector_rank",
+    "rrf_score",
+    "rerank_score",
+    "ocr",
+    "bm25",
+    "vector_similarity",
+    "record",
+    "line",
+    "window",
+    "start_char",
+    "end_char",
+)
+
+
+def _run_sync(coro: Coroutine[Any, Any, T]) -> T:
+    """Run a coroutine from sync code, even when called inside a running event loop."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coro)
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, coro).result()
+
+
+class RagRetriever:
+    """Reads chunks back and answers grounded, cited questions about them."""
+
+    def __init__(
+        self,
+        retriever: HybridRetriever,
+        source_store: SourceStore,
+        llm: LLMClient | None,
+        *,
+        query_transformer: QueryTransformer | None = None,
+        expander: ChunkExpander | None = None,
+        system_prompt: str | None = None,
+        scope: Scope = RAG_SCOPE,
+        top_k: int | None = None,
+    ) -> None:
+        self.retriever = retriever
+        self.source_store = source_store
+        self.llm = llm
+        self.query_transformer = query_transformer
+        self.expander = expander
+        self.system_prompt = system_prompt
+        self.scope = scope
+        self.top_k = top_k
+
+    @classmethod
+    def from_config(
+        cls, config: RagConfig, *, embedder: EmbedderPort, llm: LLMClient | None
+    ) -> RagRetriever:
+        """A retriever (and its SQLite backend and source store) built from ``config``.
+
+        Share the backend with a pipeline through ``rag.retriever`` and ``rag.source_store``.
+        """
+        from agentmaker.retrieval.sqlite.hybrid import build_sqlite_hybrid
+
+        retriever = build_sqlite_hybrid(
+            embedder,
+            config.path,
+            metadata_columns=config.metadata_columns,
+            config=config.retrieval,
+            reranker=config.reranker,
+        )
+        return cls(
+            retriever,
+            SourceStore(retriever.db),
+            llm,
+            query_transformer=config.make_query_transformer(llm),
+            expander=config.make_expander(),
+            system_prompt=config.system_prompt,
+            scope=config.scope,
+        )
+
+    # --- retrieval ----------------------------------------------------------
+
+    def _complete(self, hits: Sequence[RetrievalResult], top_k: int) -> list[RetrievalResult]:
+        """Replace indexed text with the clean chunk from the source store, drop
+        repeated passages, keep ``top_k`` and expand them when an expander is set."""
+        chunks = self.source_store.get_chunks([h.id for h in hits])
+        out = []
+        seen: set[str] = set()
+        for hit in hits:
+            chunk = chunks.get(hit.id)
+            if chunk is None:  # index ahead of (or behind) the source store: skip it
+                continue
+            # The same passage twice (a file holding its text twice, or a copy of a
+            # file) would spend two of the model's few passages on one text.
+            text_key = " ".join(chunk.content.split()).lower()
+            if text_key in seen:
+                continue
+            seen.add(text_key)
+            meta = dict(hit.metadata)
+            meta.update(chunk.metadata)
+            meta.update(
+                chunk_id=chunk.chunk_id,
+                doc_id=chunk.doc_id,
+                heading_path=chunk.heading_path,
+                index=chunk.index,
+            )
+            hit.content = chunk.content
+            hit.metadata = meta
+            out.append(hit)
+        out = out[:top_k]
+        if self.expander is not None:
+            out = self.expander.expand(out, self.source_store)
+        return out
+
+    async def _variants(self, query: str) -> list[str]:
+        if self.query_transformer is None:
+            return [query]
+        return await self.query_transformer.atransform(query)
+
+    def retrieve(
+        self,
+        query: str,
+        top_k: int | None = None,
+        filters: Sequence[MetadataFilter] | None = None,
+    ) -> list[RetrievalResult]:
+        """The best chunks for ``query``, completed from the source store."""
+        queries = _run_sync(self._variants(query)) if self.query_transformer else [query]
+        top_k = top_k or self.top_k or self.retriever.config.top_k
+        wanted = top_k + _SPARE
+        lists = self.retriever.search_many(queries, top_k=wanted, scope=self.scope, filters=filters)
+        return self._complete(self._merge(lists, wanted), top_k)
+
+    async def aretrieve(
+        self,
+        query: str,
+        top_k: int | None = None,
+        filters: Sequence[MetadataFilter] | None = None,
+    ) -> list[RetrievalResult]:
+        """Async twin of :meth:`retrieve`."""
+        queries = await self._variants(query)
+        top_k = top_k or self.top_k or self.retriever.config.top_k
+        wanted = top_k + _SPARE
+        lists = await self.retriever.asearch_many(
+            queries, top_k=wanted, scope=self.scope, filters=filters
+        )
+        hits = self._merge(lists, wanted)
+        return await asyncio.to_thread(self._complete, hits, top_k)
+
+    def _merge(self, lists: list[list[RetrievalResult]], top_k: int) -> list[RetrievalResult]:
+        if len(lists) == 1:
+            return lists[0]
+        fused = reciprocal_rank_fusion(lists, top_k=top_k, k=self.retriever.config.rrf_k)
+        for item in fused:  # keep the first leg's explanation, add the variant score
+            item.metadata["variant_rrf_score"] = item.metadata.pop("rrf_score")
+        return fused
+
+    # --- answers ------------------------------------------------------------
+
+    @staticmethod
+    def _sources(hits: Sequence[RetrievalResult]) -> list[SourceRef]:
+        refs = []
+        for n, hit in enumerate(hits, start=1):
+            meta = hit.metadata
+            refs.append(
+                SourceRef(
+                    n=n,
+                    content=hit.content,
+                    heading_path=str(meta.get("heading_path") or ""),
+                    doc_id=str(meta.get("doc_id") or ""),
+                    chunk_id=str(meta.get("chunk_id") or hit.id),
+                    title=str(meta.get("title") or ""),
+                    source=hit.source,
+                    page=meta.get("page"),
+                    page_label=meta.get("page_label"),
+                    metadata={k: meta[k] for k in _SCORE_KEYS if k in meta},
+                )
+            )
+        return refs
+
+    def ask_stream(
+        self,
+        question: str,
+        top_k: int | None = None,
+        filters: Sequence[MetadataFilter] | None = None,
+    ) -> AnswerStream:
+        """Stream the answer: ``async for piece in rag.ask_stream(q)``.
+
+        After the first piece, ``stream.sources`` and ``stream.extractive`` are set.
+        """
+        return AnswerStream(self, question, top_k, filters)
+
+    async def ask(
+        self,
+        question: str,
+        top_k: int | None = None,
+        filters: Sequence[MetadataFilter] | None = None,
+    ) -> AskResult:
+        """Retrieve, then answer only from the numbered passages, citing them."""
+        stream = self.ask_stream(question, top_k=top_k, filters=filters)
+        parts = [piece async for piece in stream]
+        return AskResult("".join(parts), stream.sources, stream.extractive)
+
+
+class AnswerStream:
+    """An answer being produced: async-iterate it for text pieces; ``aclose()`` stops it."""
+
+    def __init__(
+        self,
+        rag: RagRetriever,
+        question: str,
+        top_k: int | None,
+        filters: Sequence[MetadataFilter] | None,
+    ) -> None:
+        self.question = question
+        self.sources: list[SourceRef] = []
+        self.extractive = rag.llm is None
+        self.answer = ""
+        self._rag = rag
+        self._top_k = top_k
+        self._filters = filters
+        self._gen = self._produce()
+
+    def __aiter__(self) -> AnswerStream:
+        return self
+
+    async def __anext__(self) -> str:
+        piece = await self._gen.__anext__()
+        self.answer += piece
+        return piece
+
+    async def aclose(self) -> None:
+        """Stop producing (closes the model's HTTP stream)."""
+        await self._gen.aclose()
+
+    async def _produce(self) -> AsyncGenerator[str, None]:
+        rag = self._rag
+        hits = await rag.aretrieve(self.question, top_k=self._top_k, filters=self._filters)
+        self.sources = rag._sources(hits)
+        if not hits:
+            yield NO_HITS_ANSWER
+            return
+        if rag.llm is None:
+            result = extractive_answer(self.question, [s.content for s in self.sources])
+            yield result.text
+            return
+        messages = build_messages(self.question, self.sources, rag.system_prompt)
+        stream = rag.llm.stream(messages)
+        try:
+            async for piece in stream:
+                yield piece
+        finally:
+            aclose = getattr(stream, "aclose", None)
+            if aclose is not None:
+                await aclose()

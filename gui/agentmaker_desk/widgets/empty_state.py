@@ -1,0 +1,61 @@
+"""What a new, empty library shows: one clear action."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QSize, Qt, Signal
+from PySide6.QtGui import QPalette
+from PySide6.QtWidgets import QFrame, QLabel, QPushButton, QVBoxLayout, QWidget
+
+from agentmaker_desk.widgets.icons import icon
+
+
+class EmptyLibraryView(QFrame):
+    """ "Drop files or folders here, or click Add…" with an Add button."""
+
+    addRequested = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("emptyLibrary")
+        self.setFrameShape(QFrame.Shape.StyledPanel)
+        colour = self.palette().color(QPalette.ColorRole.Mid).name()
+        self.setStyleSheet(f"#emptyLibrary {{ border: 2px dashed {colour}; border-radius: 12px; }}")
+        picture = QLabel(self)
+        picture.setPixmap(icon("app").pixmap(QSize(96, 96)))
+        picture.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.headline = QLabel(self.tr("Your library is empty"), self)
+        font = self.headline.font()
+        font.setPointSizeF(font.pointSizeF() * 1.5)
+        font.setBold(True)
+        self.headline.setFont(font)
+        self.headline.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.message = QLabel(self.tr("Drop files or folders here, or click Add…"), self)
+        self.message.setObjectName("emptyMessage")
+        self.message.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.message.setWordWrap(True)
+        self.hint = QLabel(
+            self.tr(
+                "PDF, Word, Markdown, text, HTML, CSV and JSON files, scans and pictures are "
+                "read on this computer; nothing is uploaded."
+            ),
+            self,
+        )
+        self.hint.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.hint.setWordWrap(True)
+        self.hint.setForegroundRole(QPalette.ColorRole.PlaceholderText)
+        self.add_button = QPushButton(icon("add"), self.tr("Add files…"), self)
+        self.add_button.setObjectName("emptyAddButton")
+        self.add_button.setIconSize(QSize(20, 20))
+        self.add_button.setMinimumHeight(36)
+        self.add_button.clicked.connect(self.addRequested)
+        layout = QVBoxLayout(self)
+        layout.addStretch(2)
+        layout.addWidget(picture)
+        layout.addSpacing(12)
+        layout.addWidget(self.headline)
+        layout.addWidget(self.message)
+        layout.addSpacing(12)
+        layout.addWidget(self.add_button, 0, Qt.AlignmentFlag.AlignHCenter)
+        layout.addSpacing(12)
+        layout.addWidget(self.hint)
+        layout.addStretch(3)

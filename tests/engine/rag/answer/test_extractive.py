@@ -1,0 +1,180 @@
+"""Extractive answers: sentence splitting and cited best sentences, no language model."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from agentmaker.rag.answer.extractive import extractive_answer, split_sentences, terms
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+
+def norm(text: str) -> str:
+    return re.sub(r"\s+", " ", text).strip()
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "Dr. Smith measured 3.5 mg at 10 a.m. today. It worked! Did it, e.g. twice? Yes.",
+            [
+                "Dr. Smith measured 3.5 mg at 10 a.m. today.",
+                "It worked!",
+                "Did it, e.g. twice?",
+                "Yes.",
+            ],
+        ),
+        (
+            "Mr. and Mrs. Lee, i.e. the owners, left. See Fig. 3 for details. "
+            "J. R. R. Tolkien wrote it.",
+            [
+                "Mr. and Mrs. Lee, i.e. the owners, left.",
+                "See Fig. 3 for details.",
+                "J. R. R. Tolkien wrote it.",
+            ],
+        ),
+        (
+            "We used vitamin C. It helped (Smith et al. 2019 agree). The U.S. Army agreed.",
+            ["We used vitamin C.", "It helped (Smith et al. 2019 agree).", "The U.S. Army agreed."],
+        ),
+        (
+            "Version 2.0 costs $4.99. Pi is about 3.14159.",
+            ["Version 2.0 costs $4.99.", "Pi is about 3.14159."],
+        ),
+        ('He said "stop." Then he left.', ['He said "stop."', "Then he left."]),
+    ],
+)
+def test_english_sentences(text: str, expected: list[str]) -> None:
+    assert split_sentences(text) == expected
+
+
+def test_chinese_sentences() -> None:
+    text = "今天天气很好。我们去公园吧！你想去吗？“好的。”他说"
+    assert split_sentences(text) == [
+        "今天天气很好。",
+        "我们去公园吧！",
+        "你想去吗？",
+        "“好的。”",
+        "他说",
+    ]
+
+
+def test_mixed_chinese_and_english() -> None:
+    assert split_sentences("模型很快。It is fast. 对吗？") == [
+        "模型很快。",
+        "It is fast.",
+        "对吗？",
+    ]
+
+
+def test_newlines_bullets_and_soft_wraps() -> None:
+    text = (
+        "Introduction\n"
+        "The method works well\non long inputs, and it\nis fast.\n\n"
+        "- first point\n* second point\n• third point\n1. numbered point\n"
+        "Heading without full stop\nNext line"
+    )
+    assert split_sentences(text) == [
+        "Introduction",
+        "The method works well on long inputs, and it is fast.",
+        "first point",
+        "second point",
+        "third point",
+        "numbered point",
+        "Heading without full stop",
+        "Next line",
+    ]
+
+
+def test_markdown_headings_are_not_sentences() -> None:
+    text = "# Welcome to Desk\nDesk works offline.\n## Privacy\nNothing leaves. #hashtag stays"
+    assert split_sentences(text) == ["Desk works offline.", "Nothing leaves.", "#hashtag stays"]
+
+
+def test_empty_and_punctuation_only() -> None:
+    assert split_sentences("") == []
+    assert split_sentences("  \n\n ... !!! \n") == []
+
+
+def test_terms() -> None:
+    assert terms("What is the capital of France?") == ["capital", "france"]
+    assert terms("量子计算") == ["量子", "子计", "计算"]
+    assert terms("Cats") == ["cat"]
+
+
+PASSAGES = [
+    "Paris is the capital of France. It has many museums. The Louvre is in Paris.",
+    "Berlin is the capital of Germany. Germany borders France to the east.",
+    "Bananas are rich in potassium. They grow in tropical climates.",
+]
+
+
+def test_best_sentences_cited_in_reading_order() -> None:
+    answer = extractive_answer("What is the capital of France?", PASSAGES)
+    assert answer.citations[0] == (1, "Paris is the capital of France.")
+    assert all(n != 3 for n, _ in answer.citations)  # nothing about bananas
+    assert answer.text.startswith("Paris is the capital of France. [1]")
+    for number, sentence in answer.citations:
+        assert f"{sentence} [{number}]" in answer.text
+    assert answer.citations == sorted(answer.citations, key=lambda c: c[0])
+
+
+def test_at_most_two_per_passage_and_max_sentences() -> None:
+    passage = " ".join(f"Solar panel fact number {i} about solar panels." for i in range(8))
+    answer = extractive_answer("solar panels", [passage, passage + " Extra.", "Solar power."])
+    assert sum(1 for n, _ in answer.citations if n == 1) <= 2
+    assert len(answer.citations) <= 4
+    limited = extractive_answer("solar panels", [passage], max_sentences=1)
+    assert len(limited.citations) == 1
+
+
+def test_duplicates_are_dropped() -> None:
+    same = "The boiling point of water is 100 degrees Celsius at sea level."
+    answer = extractive_answer("boiling point of water", [same, same, same + " Indeed."])
+    assert [s for _, s in answer.citations].count(same) == 1
+
+
+def test_no_overlap_falls_back_to_first_sentence_of_passage_one() -> None:
+    answer = extractive_answer("quantum chromodynamics", PASSAGES)
+    assert answer.citations == [(1, "Paris is the capital of France.")]
+    assert answer.text == "Paris is the capital of France. [1]"
+    assert extractive_answer("the of and", PASSAGES).citations[0][0] == 1  # stop words only
+
+
+def test_no_passages() -> None:
+    answer = extractive_answer("anything", [])
+    assert answer.text == "" and answer.citations == []
+
+
+def test_chinese_question() -> None:
+    passages = ["量子计算使用量子比特。经典计算机使用比特。", "今天天气很好。"]
+    answer = extractive_answer("什么是量子计算？", passages)
+    assert answer.citations[0] == (1, "量子计算使用量子比特。")
+    assert all(n == 1 for n, _ in answer.citations)
+
+
+WORDS = ["solar", "panel", "energy", "Dr.", "e.g.", "3.5", "cats", "量子", "计算", "the", "is"]
+sentence_text = st.lists(st.sampled_from(WORDS), min_size=1, max_size=8).map(" ".join)
+passage_text = st.lists(
+    st.tuples(sentence_text, st.sampled_from([". ", "! ", "? ", "。", "\n", "\n- ", ".\n\n"])),
+    min_size=1,
+    max_size=6,
+).map(lambda parts: "".join(s + end for s, end in parts))
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    question=sentence_text,
+    passages=st.lists(passage_text, min_size=1, max_size=4),
+    max_sentences=st.integers(1, 6),
+)
+def test_cited_sentences_are_substrings_of_their_passages(
+    question: str, passages: list[str], max_sentences: int
+) -> None:
+    answer = extractive_answer(question, passages, max_sentences=max_sentences)
+    assert 1 <= len(answer.citations) <= max_sentences
+    for number, sentence in answer.citations:
+        assert 1 <= number <= len(passages)
+        assert sentence and norm(sentence) in norm(passages[number - 1])

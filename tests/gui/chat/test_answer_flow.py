@@ -1,0 +1,115 @@
+"""Asking: streamed answers, citation links, source view highlighting, Stop, escaping."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from agentmaker.testing import ScriptedLLM
+from agentmaker_desk.library.chunk_tree_model import NodeKind, Roles
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QTextCursor
+from PySide6.QtTest import QTest
+
+from tests.gui.helpers import anchor_point
+
+
+def _ask(desk, qloop, question: str) -> None:
+    desk.ask_bar.edit.setPlainText(question)
+    desk.ask_bar.edit.moveCursor(QTextCursor.MoveOperation.End)
+    desk.ask_bar.edit.setFocus()
+    qloop.call(lambda: QTest.keyClick(desk.ask_bar.edit, Qt.Key.Key_Return))  # Enter sends
+    qloop.until(lambda: not desk.bridge.answering)
+    qloop.until(lambda: not desk.bridge.tasks)
+
+
+def test_streamed_answer_links_citations_and_clicking_one_shows_the_passage(
+    desk, qloop, qtbot, good_dir: Path
+) -> None:
+    qloop.run(desk.bridge.aingest([str(good_dir / "cli.md"), str(good_dir / "faq.md")]))
+    reply = "Use the add command [1]; options are listed too [2]. Unknown [9]."
+    desk.bridge.library.set_llm(ScriptedLLM([reply], delay=0.01))
+    _ask(desk, qloop, "How do I add a dependency?")
+
+    pane = desk.answer_pane
+    assert pane.answer_text == reply
+    assert not pane.extractive_label.isVisible()
+    assert pane.anchors() == ["cite:1", "cite:2"]  # [9] has no source: stays text
+    assert "Unknown [9]." in pane.browser.toPlainText()
+    assert desk.sources_view.topLevelItemCount() == len(desk._sources) >= 2
+
+    source = desk._sources[2]
+    chunk = desk.bridge.library.source_store.get_chunk(source.chunk_id)
+    point = anchor_point(pane.browser, "cite:2")
+    clicked: list[int] = []
+    pane.citationClicked.connect(clicked.append)
+    qloop.call(
+        lambda: qtbot.mouseClick(pane.browser.viewport(), Qt.MouseButton.LeftButton, pos=point)
+    )
+    assert clicked == [2]
+    qloop.until(lambda: desk.browser.current_chunk() is not None)
+    qloop.until(lambda: not desk.bridge.tasks)
+
+    selected = desk.browser.tree.currentIndex()
+    assert selected.data(Roles.KIND) == NodeKind.CHUNK
+    assert selected.data(Roles.CHUNK_ID) == source.chunk_id
+    assert desk.browser.tree.isExpanded(selected.parent())
+    assert desk.source_view.highlighted_text() == chunk.content
+    assert desk.source_view.title_label.text() == source.title
+    assert desk.browser.chunk_text.toPlainText() == chunk.content
+
+
+def test_stop_ends_the_answer(desk, qloop, good_dir: Path) -> None:
+    qloop.run(desk.bridge.aingest([str(good_dir / "faq.md")]))
+    words = " ".join(f"word{i}" for i in range(400)) + " [1]"
+    llm = ScriptedLLM([words], delay=0.01)
+    desk.bridge.library.set_llm(llm)
+    desk.ask("What is this about?")
+    qloop.until(lambda: len(desk.answer_pane.answer_text) > 40)
+    assert desk.ask_bar.stop_button.isEnabled()
+    qloop.call(desk.ask_bar.stop_button.click)
+    qloop.until(lambda: not desk.bridge.tasks)
+    assert not desk.answer_pane.is_streaming
+    assert not desk.ask_bar.stop_button.isEnabled()
+    assert "Stopped." in desk.answer_pane.browser.toPlainText()
+    assert len(desk.answer_pane.answer_text) < len(words)
+    assert llm.closed_streams == 1
+
+
+def test_extractive_answer_is_labelled(desk, qloop, good_dir: Path) -> None:
+    qloop.run(desk.bridge.aingest([str(good_dir / "faq.md")]))
+    desk.ask("How do I install it?")
+    qloop.until(lambda: not desk.bridge.tasks)
+    assert desk.answer_pane.extractive_label.isVisible()
+    assert "Extractive answer" in desk.answer_pane.extractive_label.text()
+    assert desk.answer_pane.anchors()
+    assert all(a.startswith("cite:") for a in desk.answer_pane.anchors())
+
+
+def test_document_html_is_shown_as_text_and_only_cite_links_act(
+    desk, qloop, tmp_path: Path
+) -> None:
+    evil = tmp_path / "evil.md"
+    payload_img = "<img src=x onerror=alert(1)>"
+    payload_link = '<a href="file:///etc/passwd">x</a>'
+    evil.write_text(
+        f"# Strange notes\n\nThe gateway password note says {payload_img} and then "
+        f"{payload_link} about the gateway password.\n",
+        encoding="utf-8",
+    )
+    qloop.run(desk.bridge.aingest([str(evil)]))
+    desk.ask("gateway password note")
+    qloop.until(lambda: not desk.bridge.tasks)
+
+    pane = desk.answer_pane
+    plain = pane.browser.toPlainText()
+    assert payload_img in plain
+    assert payload_link in plain
+    rendered = pane.browser.toHtml()
+    assert "<img" not in rendered and "&lt;img src=x onerror=alert(1)&gt;" in rendered
+    assert 'href="file:' not in rendered
+    assert pane.anchors() and all(a.startswith("cite:") for a in pane.anchors())
+    # The source view shows the same characters as plain text.
+    qloop.call(lambda: desk.show_source(1))
+    qloop.until(lambda: not desk.bridge.tasks)
+    assert payload_img in desk.source_view.text.toPlainText()
+    assert payload_link in desk.source_view.highlighted_text()
