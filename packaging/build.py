@@ -520,10 +520,24 @@ def _tar_filter(info: tarfile.TarInfo) -> tarfile.TarInfo:
     return info
 
 
+QT_XCB_PACKAGES = (
+    "libxcb-cursor0",
+    "libxcb-icccm4",
+    "libxcb-image0",
+    "libxcb-keysyms1",
+    "libxcb-randr0",
+    "libxcb-render-util0",
+    "libxcb-shape0",
+    "libxcb-xfixes0",
+    "libxcb-xkb1",
+    "libxkbcommon-x11-0",
+)
+
+
 def deb_depends(bundle: Path) -> list[str]:
     """Debian packages providing the shared libraries the bundle needs but does not carry."""
     if shutil.which("dpkg") is None:
-        return []
+        return sorted(QT_XCB_PACKAGES)
     elf_files = []
     for path in bundle.rglob("*"):
         if path.is_file() and not path.is_symlink():
@@ -554,7 +568,9 @@ def deb_depends(bundle: Path) -> list[str]:
         if found.returncode == 0:
             packages.add(found.stdout.split(":", 1)[0].strip())
     log(f"system libraries the bundle uses: {', '.join(system)}")
-    return sorted(packages)
+    # Qt's xcb plugin needs these on a user's machine (libxcb-cursor is loaded at run
+    # time, so no NEEDED entry names it); a minimal desktop may lack any of them.
+    return sorted(packages | set(QT_XCB_PACKAGES))
 
 
 def make_deb(bundle: Path, icons: Path, out: Path, compression: list[str]) -> Path:

@@ -8,4 +8,7 @@ if [ "$(uname)" = "Linux" ] && [ -z "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ] && [ "$
   echo "No display found: running the engine's main job (agentmaker demo)." >&2
   exec .venv/bin/agentmaker demo "$@"
 fi
+if [ "$(uname)" = "Linux" ] && [ -n "${DISPLAY:-}" ] && [ "${QT_QPA_PLATFORM:-}" != "offscreen" ]; then
+  bash scripts/qt_xcb_deps.sh || exit 1
+fi
 exec .venv/bin/agentmaker-desk "$@"

@@ -10,7 +10,7 @@ import pytest
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ.setdefault("QT_API", "pyside6")
 
-from tests.paths import CORPUS
+from tests.paths import CORPUS, SHARED
 
 
 @pytest.fixture(scope="session")
@@ -29,3 +29,22 @@ def good_dir(corpus_dir: Path) -> Path:
 @pytest.fixture(scope="session")
 def bad_dir(corpus_dir: Path) -> Path:
     return corpus_dir / "bad"
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    # CI must never pass quietly without the data: a missing ../shared is an error there.
+    if os.environ.get("CI") and not CORPUS.is_dir():
+        raise pytest.UsageError(f"CI run without the shared data: {SHARED} is missing")
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:  # type: ignore[no-untyped-def]
+    """Say loudly what did not run because ../shared is absent (a skip is easy to miss)."""
+    if CORPUS.is_dir():
+        return
+    skipped = [r for r in terminalreporter.stats.get("skipped", []) if "shared" in str(r.longrepr)]
+    terminalreporter.write_sep(
+        "!",
+        f"{len(skipped)} tests did NOT run: {SHARED} (corpus, benchmarks data) is absent",
+        red=True,
+        bold=True,
+    )

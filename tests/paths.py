@@ -5,5 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-SHARED = REPO.parent / "shared"
+# Resolved: the library stores real paths, so a ../shared that is a symlink compares equal.
+SHARED = (REPO.parent / "shared").resolve()
 CORPUS = SHARED / "corpus"

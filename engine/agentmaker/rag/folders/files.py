@@ -24,8 +24,8 @@ _DONE = None
 
 
 def normalize_folder(folder: str | os.PathLike[str]) -> str:
-    """The absolute form under which a folder is stored."""
-    return os.path.abspath(os.path.expanduser(os.fspath(folder)))
+    """The absolute form under which a folder is stored (links resolved, like documents)."""
+    return os.path.realpath(os.path.expanduser(os.fspath(folder)))
 
 
 def is_under(path: str, root: str) -> bool:

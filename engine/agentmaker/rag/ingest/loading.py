@@ -27,8 +27,12 @@ def supported_extensions() -> set[str]:
 
 
 def doc_id_for_path(path: str | os.PathLike[str]) -> str:
-    """A stable document id derived from the file's absolute path."""
-    absolute = os.path.normcase(os.path.abspath(os.fspath(path)))
+    """A stable document id derived from the file's real absolute path.
+
+    Symbolic links are resolved: a file reached through a link and through its real
+    path is one document (indexed once, cited under its real path).
+    """
+    absolute = os.path.normcase(os.path.realpath(os.fspath(path)))
     return hashlib.sha256(absolute.encode("utf-8", "surrogatepass")).hexdigest()[:24]
 
 
@@ -55,7 +59,7 @@ def read_document(
     else:
         doc = read_file(path, password=password, max_bytes=max_bytes)
     doc.doc_id = doc_id_for_path(path)
-    doc.source = os.path.abspath(path)
+    doc.source = os.path.realpath(path)
     return doc
 
 

@@ -149,3 +149,18 @@ def test_stats(library: Library) -> None:
     stats = library.pipeline.stats()
     assert stats["documents"] == 1 and stats["chunks"] == 3 and stats["indexed"] == 3
     assert stats["formats"] == {"md": 1}
+
+
+def test_a_file_through_a_symlink_is_the_same_document(library: Library, tmp_path: Path) -> None:
+    real = tmp_path / "real" / "policy.md"
+    real.parent.mkdir()
+    real.write_text(POLICY, encoding="utf-8")
+    (tmp_path / "linked").symlink_to(real.parent, target_is_directory=True)
+    through_link = tmp_path / "linked" / "policy.md"
+
+    first = library.pipeline.ingest_file(through_link)
+    again = library.pipeline.ingest_file(real)
+    assert again.skipped and again.doc_id == first.doc_id
+    assert library.source_store.count_documents() == 1
+    hit = library.rag.retrieve("meal allowance", top_k=1)[0]
+    assert hit.source == str(real)  # cited under its real path
