@@ -178,3 +178,53 @@ def test_cited_sentences_are_substrings_of_their_passages(
     for number, sentence in answer.citations:
         assert 1 <= number <= len(passages)
         assert sentence and norm(sentence) in norm(passages[number - 1])
+
+
+def test_markdown_is_shown_as_text_and_link_lines_are_skipped() -> None:
+    passage = (
+        "- [Install](install.md) | [Usage](usage.md)\n"
+        "- Run `agentmaker ingest` to index a folder, see [the guide](https://x.org/g).\n"
+        "| --- | --- |\n"
+    )
+    answer = extractive_answer("how do I index a folder with agentmaker", [passage])
+    assert answer.text == "Run agentmaker ingest to index a folder, see the guide. [1]"
+    # the citation keeps the sentence as it stands in the passage (for highlighting)
+    assert answer.citations == [
+        (1, "Run `agentmaker ingest` to index a folder, see [the guide](https://x.org/g).")
+    ]
+
+
+def test_a_passage_cut_mid_sentence_is_not_quoted_from_its_fragment() -> None:
+    passage = "to be the target for many cannon. The siege guns were hauled by ten yoke of oxen."
+    answer = extractive_answer("what hauled the siege guns, the cannon target?", [passage])
+    assert answer.citations == [(1, "The siege guns were hauled by ten yoke of oxen.")]
+
+
+def test_a_legal_citation_is_not_cut_at_its_dots() -> None:
+    passage = "The trustee is appointed under 11 U.S.C. § 322 of the code. Fees are separate."
+    answer = extractive_answer("under which section is the trustee appointed?", [passage])
+    assert answer.citations[0] == (1, "The trustee is appointed under 11 U.S.C. § 322 of the code.")
+
+
+def test_no_sentence_glued_in_from_a_passage_ranked_far_below() -> None:
+    passages = [
+        "Hotels are capped at 500 per night. A receipt is required for hotels.",
+        "Trains are refunded in second class.",
+        "Meals are covered up to 80 a day.",
+        "Parking is not refunded.",
+        "The hotel bar is open at night for guests.",  # ranked last, matches some words
+    ]
+    answer = extractive_answer("what is the hotel cap per night?", passages)
+    assert [n for n, _ in answer.citations] == [1] * len(answer.citations)
+    assert answer.citations[0] == (1, "Hotels are capped at 500 per night.")
+
+
+def test_a_question_for_a_number_prefers_the_sentence_holding_one() -> None:
+    passage = (
+        "Many families depend on the soldier at their head. "
+        "They depend on thirteen dollars a month, or 13 dollars, drawn by the soldier."
+    )
+    answer = extractive_answer(
+        "How much a month do families depend on?", [passage], max_sentences=1
+    )
+    assert answer.citations[0][1].startswith("They depend on thirteen dollars a month")

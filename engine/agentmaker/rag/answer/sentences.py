@@ -1,0 +1,224 @@
+"""Sentences of a passage, for answers quoted without a language model.
+
+:func:`split_sentences` cuts text into sentences (English ``.!?`` with abbreviations,
+initials, decimals and "U.S.C. § 322"-style citations kept whole; Chinese/Japanese
+``。！？``; blank lines, bullets and hard line breaks). :func:`passage_sentences` adds
+what a quoted answer needs: the sentence as a reader should see it (Markdown links,
+code and emphasis rendered as text) and whether it is a fragment (the passage was cut
+in the middle of it). Headings, link-only lines, table rules and code fences are not
+sentences. :func:`terms` are the words a question and a sentence are matched on.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+__all__ = ["Sentence", "passage_sentences", "render_markdown", "split_sentences", "terms"]
+
+_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
+_TERM = re.compile(rf"[{_CJK}]+|[^\W{_CJK}]+")
+
+
+def _word_set(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+# Words that end with "." without ending a sentence (lowercase, without the final dot).
+_ABBREVIATIONS = _word_set(
+    """
+    e.g i.e vs cf al approx ca dr mr mrs ms mx prof sr jr st mt ft inc ltd co corp dept
+    univ resp jan feb mar apr jun jul aug sep sept oct nov dec gen gov rev lt col sgt capt
+    u.s u.k a.m p.m ph.d b.sc m.sc u.s.c c.f.r et seq
+    """
+)
+# Abbreviations only when a number follows ("Fig. 3", "No. 5", "p. 12").
+_NUMBER_ABBREVIATIONS = _word_set("no nos vol vols fig figs eq eqs p pp ch sec ref refs")
+
+_STOP_WORDS = _word_set(
+    """
+    a an the and or but if of to in on at by for with from as into about is are was were be
+    been being am do does did has have had it its this that these those there here what
+    which who whom whose when where why how i you he she we they me him her us them my your
+    our their not no so than then too very can could should would will shall may might must
+    """
+)
+
+_SECTION_SIGNS = "§¶"
+_BULLET = re.compile(r"^\s*(?:[-*•‣◦▪–—]|\d{1,3}[.)]|[a-zA-Z][.)])\s+")
+_HEADING = re.compile(r"#{1,6}\s+\S")
+# Lines that hold no prose: only links or URLs, a table rule, a code fence.
+_LINK = r"!?\[[^\]]*\]\([^)]*\)|<?https?://\S+>?"
+_LINK_ONLY = re.compile(rf"(?:{_LINK}|[\s,;|·•/–—-])+")
+_TABLE_RULE = re.compile(r"\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?")
+_FENCE = re.compile(r"(?:```|~~~)")
+# Markdown shown as text: [text](url) -> text, `code` -> code, **bold** -> bold.
+_MARKDOWN = [
+    (re.compile(r"!?\[([^\]]*)\]\([^)]*\)"), r"\1"),
+    (re.compile(r"<(https?://[^>\s]+)>"), r"\1"),
+    (re.compile(r"`+([^`]*)`+"), r"\1"),
+    (re.compile(r"\*\*(?=\S)(.+?)(?<=\S)\*\*"), r"\1"),
+    (re.compile(r"(?<!\w)__(?=\S)(.+?)(?<=\S)__(?!\w)"), r"\1"),
+]
+# Candidate ends: CJK terminators (no space needed), or ASCII ones followed by space/end.
+_END = re.compile(r"[。！？]+[”’」』）\)\]\"']*|[.!?]+[”’\"'\)\]]*(?=\s|$)")
+_SPACE = re.compile(r"\s+")
+
+
+def _normalise(text: str) -> str:
+    return _SPACE.sub(" ", text).strip()
+
+
+def _word_before(text: str, index: int) -> tuple[str, int]:
+    """The word ending at ``index`` (exclusive) and where it starts."""
+    start = index
+    while start > 0 and not text[start - 1].isspace() and text[start - 1] not in "([\"'“":
+        start -= 1
+    return text[start:index], start
+
+
+def _is_abbreviation(text: str, dot: int) -> bool:
+    """True when the ``.`` at index ``dot`` closes an abbreviation or an initial."""
+    word, start = _word_before(text, dot)
+    lowered = word.lower()
+    if not word:
+        return False
+    if lowered in _ABBREVIATIONS:
+        return True
+    following = text[dot + 1 :].lstrip()
+    if lowered in _NUMBER_ABBREVIATIONS:
+        return following[:1].isdigit()
+    if following[:1] in _SECTION_SIGNS:  # "11 U.S.C. § 322", "Art. § 5": a citation goes on
+        return True
+    if len(word) == 1 and word.isupper():
+        # An initial ("J. Smith", "John F. Kennedy") - but not "vitamin C. It".
+        previous, _ = _word_before(text, len(text[:start].rstrip()))
+        return not previous or previous[:1].isupper() or previous[-1] in ".!?"
+    return False
+
+
+def _split_block(block: str) -> list[str]:
+    """Sentences of one block of text (a paragraph, line or bullet item)."""
+    sentences: list[str] = []
+    start = 0
+    for match in _END.finditer(block):
+        end = match.end()
+        if match.group().rstrip("”’\"')]") == ".":
+            if _is_abbreviation(block, match.start()):
+                continue
+            if block[end:].lstrip()[:1].islower():  # "approx. five", "et al. showed"
+                continue
+        sentences.append(block[start:end])
+        start = end
+    sentences.append(block[start:])
+    return [s for s in (_normalise(s) for s in sentences) if _has_words(s)]
+
+
+def _has_words(text: str) -> bool:
+    return bool(_TERM.search(text))
+
+
+def _blocks(text: str) -> list[str]:
+    """Split on paragraph breaks, bullets and lines that are not soft wraps.
+
+    Markdown heading lines are left out: a section title is not an answer (the
+    citation already carries the heading path).
+    """
+    blocks: list[list[str]] = []
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line or _HEADING.match(line) or _no_prose(line):
+            blocks.append([])
+            continue
+        bullet = _BULLET.match(line)
+        if bullet:
+            blocks.append([line[bullet.end() :]])
+            continue
+        current = blocks[-1] if blocks else None
+        if current and _soft_wrap(current[-1], line):
+            current.append(line)
+        else:
+            blocks.append([line])
+    return [" ".join(lines) for lines in blocks if lines]
+
+
+def _no_prose(line: str) -> bool:
+    """Link-only lines, table rules and code fences: nothing a reader would quote."""
+    body = line[m.end() :] if (m := _BULLET.match(line)) else line
+    return bool(_LINK_ONLY.fullmatch(body) or _TABLE_RULE.fullmatch(body) or _FENCE.match(body))
+
+
+def render_markdown(text: str) -> str:
+    """Inline Markdown as plain text (links become their text, code loses its backticks)."""
+    for pattern, replacement in _MARKDOWN:
+        text = pattern.sub(replacement, text)
+    return text
+
+
+def _soft_wrap(previous: str, line: str) -> bool:
+    """A newline inside a sentence (hard-wrapped text, e.g. from PDFs)."""
+    last, first = previous[-1], line[0]
+    return ((last.isalpha() and last.islower()) or last in ",;-(") and (
+        first.islower() or first.isdigit() or first in "(\"'“"
+    )
+
+
+def split_sentences(text: str) -> list[str]:
+    """Sentences of ``text``, whitespace-normalised.
+
+    Handles English (``.!?`` followed by space; abbreviations such as "e.g." and "Dr.",
+    initials and decimals like "3.5" do not end a sentence) and Chinese/Japanese
+    (``。！？``). Blank lines, bullet items and new lines that are not soft wraps are
+    boundaries too.
+    """
+    sentences: list[str] = []
+    for block in _blocks(text):
+        sentences.extend(_split_block(block))
+    return sentences
+
+
+@dataclass(frozen=True)
+class Sentence:
+    """One sentence of a passage: ``text`` verbatim (whitespace-normalised), ``display``
+    as a reader sees it, ``fragment`` when the passage starts in its middle."""
+
+    text: str
+    display: str
+    fragment: bool = False
+
+
+def passage_sentences(text: str) -> list[Sentence]:
+    """The sentences of a passage (see :func:`split_sentences`) with what quoting needs.
+
+    A chunk cut by token count can begin mid-sentence; its first sentence is then a
+    fragment (it starts with a lowercase letter or a continuing punctuation mark).
+    """
+    out = []
+    for index, sentence in enumerate(split_sentences(text)):
+        fragment = index == 0 and (sentence[:1].islower() or sentence[:1] in ",;:)]")
+        display = _normalise(render_markdown(sentence))
+        if _has_words(display):
+            out.append(Sentence(sentence, display, fragment))
+    return out
+
+
+def _stem(word: str) -> str:
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
+    if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
+        return word[:-1]
+    return word
+
+
+def terms(text: str) -> list[str]:
+    """Search terms of ``text``: lowercased words without stop words; CJK as bigrams."""
+    out: list[str] = []
+    for token in _TERM.findall(text.lower()):
+        if "\u3040" <= token[0] <= "\ud7af" or "\uf900" <= token[0] <= "\ufaff":
+            if len(token) == 1:
+                out.append(token)
+            else:
+                out.extend(token[i : i + 2] for i in range(len(token) - 1))
+        elif token not in _STOP_WORDS:
+            out.append(_stem(token))
+    return out
