@@ -34,7 +34,11 @@ from agentmaker_desk.widgets.activity_bar import ActivityBar
 from agentmaker_desk.widgets.empty_state import EmptyLibraryView
 from agentmaker_desk.widgets.icons import icon
 from agentmaker_desk.window_actions import build_actions
-from agentmaker_desk.window_state import capture_window_state, restore_window_state
+from agentmaker_desk.window_state import (
+    capture_window_state,
+    default_size,
+    restore_window_state,
+)
 
 
 class MainWindow(QMainWindow):
@@ -62,7 +66,9 @@ class MainWindow(QMainWindow):
         self.setWindowTitle(self.tr("agentmaker Desk"))
         self.setWindowIcon(icon("app"))
         self.setAcceptDrops(True)
-        self.resize(1280, 820)
+        screen = self.screen()
+        if screen is not None:
+            self.resize(default_size(screen.availableGeometry()))
 
         self._build_widgets()
         build_actions(self)

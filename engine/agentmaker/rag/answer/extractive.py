@@ -33,11 +33,15 @@ _ASKS_NUMBER = re.compile(
 )
 _DIGIT = re.compile(r"\d")
 NUMBER_BOOST = 1.3
+# "What calibre…", "Which section…", "How many yoke…": the word the answer is about.
+_FOCUS = re.compile(r"\b(?:what|which|whose|how many|how much)\s+([^\W\d_]+)", re.IGNORECASE)
 #: A sentence beside the anchor must score at least this share of the anchor's score...
-MIN_RELATIVE_SCORE = 0.5
-#: ...and match at least this share of the question's term weight (IDF).
-MIN_COVERAGE = 0.35
-#: Passages ranked up to here may add sentences besides the anchor's own passage.
+MIN_RELATIVE_SCORE = 0.3
+#: ...and add question words the answer lacks, worth this share of the question's IDF
+#: (or the question's focus word).
+MIN_GAIN = 0.15
+#: Passages ranked up to here may add sentences besides the anchor's own passage; a
+#: passage further down only when it holds the focus word the answer still lacks.
 TOP_PASSAGES = 2
 
 
@@ -59,7 +63,7 @@ class _Sentence:
     length: int
     fragment: bool
     score: float = 0.0
-    coverage: float = 0.0
+    matched: frozenset[str] = frozenset()
 
 
 def extractive_answer(
@@ -79,8 +83,8 @@ def extractive_answer(
     sentences = _sentences(passages)
     if not sentences or max_sentences < 1:
         return ExtractiveAnswer("", [])
-    _score(question, sentences)
-    chosen = _choose(sentences, max_sentences, per_passage, min_relative_score)
+    idf = _score(question, sentences)
+    chosen = _choose(question, sentences, idf, max_sentences, per_passage, min_relative_score)
     chosen.sort(key=lambda s: (s.passage, s.position))
     citations = [(s.passage, s.text) for s in chosen]
     text = " ".join(f"{s.display} [{s.passage}]" for s in chosen)
@@ -106,33 +110,46 @@ def _sentences(passages: Sequence[str]) -> list[_Sentence]:
     return out
 
 
-def _score(question: str, sentences: list[_Sentence]) -> None:
-    """BM25 of each sentence against the question, and the share of its IDF it covers."""
+def _score(question: str, sentences: list[_Sentence]) -> dict[str, float]:
+    """BM25 of each sentence against the question; returns each question term's IDF."""
     query = set(terms(question))
     n = len(sentences)
     df: Counter[str] = Counter()
     for s in sentences:
         df.update(set(s.terms) & query)
     idf = {t: math.log(1 + (n - df[t] + 0.5) / (df[t] + 0.5)) for t in query}
-    total_idf = sum(idf.values()) or 1.0
     average = sum(s.length for s in sentences) / n or 1.0
     k1, b = 1.2, 0.75
     wants_number = bool(_ASKS_NUMBER.search(question))
     for s in sentences:
-        matched = query & s.terms.keys()
+        s.matched = frozenset(query & s.terms.keys())
         score = 0.0
-        for term in matched:
+        for term in s.matched:
             tf = s.terms[term]
             score += idf[term] * tf * (k1 + 1) / (tf + k1 * (1 - b + b * s.length / average))
         if wants_number and score and _DIGIT.search(s.display):
             score *= NUMBER_BOOST
         s.score = score
-        s.coverage = sum(idf[t] for t in matched) / total_idf
+    return idf
+
+
+def _focus(question: str) -> str | None:
+    match = _FOCUS.search(question)
+    if match is None:
+        return None
+    found = terms(match.group(1))
+    return found[0] if found else None
 
 
 def _choose(
-    sentences: list[_Sentence], max_sentences: int, per_passage: int, min_relative: float
+    question: str,
+    sentences: list[_Sentence],
+    idf: dict[str, float],
+    max_sentences: int,
+    per_passage: int,
+    min_relative: float,
 ) -> list[_Sentence]:
+    """The anchor (best whole sentence), then sentences that add what it lacks."""
     whole = [s for s in sentences if not s.fragment] or sentences
     ranked = sorted(
         (s for s in whole if s.score > 0), key=lambda s: (-s.score, s.passage, s.position)
@@ -141,14 +158,21 @@ def _choose(
         return [next((s for s in whole if s.passage == 1), whole[0])]
     anchor = ranked[0]
     chosen = [anchor]
+    covered = set(anchor.matched)
     per: Counter[int] = Counter({anchor.passage: 1})
     seen = [set(anchor.terms) or {anchor.text.lower()}]
+    total = sum(idf.values()) or 1.0
+    focus = _focus(question)
     for s in ranked[1:]:
         if len(chosen) >= max_sentences:
             break
-        if s.score < min_relative * anchor.score or s.coverage < MIN_COVERAGE:
+        new = s.matched - covered
+        adds_focus = focus is not None and focus in new
+        if s.score < min_relative * anchor.score and not adds_focus:
             continue
-        if s.passage != anchor.passage and s.passage > TOP_PASSAGES:
+        if not adds_focus and sum(idf[t] for t in new) < MIN_GAIN * total:
+            continue  # says nothing about the question that the answer does not say
+        if s.passage not in (anchor.passage, *range(1, TOP_PASSAGES + 1)) and not adds_focus:
             continue  # a passage ranked far below: not glued onto the answer
         if per[s.passage] >= per_passage:
             continue
@@ -156,6 +180,7 @@ def _choose(
         if any(_jaccard(words, other) >= 0.8 for other in seen):
             continue  # the same sentence (or nearly) from another passage
         chosen.append(s)
+        covered |= s.matched
         per[s.passage] += 1
         seen.append(words)
     return chosen

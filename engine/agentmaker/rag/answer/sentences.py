@@ -45,6 +45,10 @@ _STOP_WORDS = _word_set(
 )
 
 _SECTION_SIGNS = "§¶"
+#: Lines at least this long that end without a full stop are hard-wrapped prose.
+WRAP_WIDTH = 60
+# A short "sentence" that is only a citation ("11 U.S.C. § 322.") belongs to the one before.
+_CITATION_ONLY = re.compile(r"[\d(\[]?.{0,30}(?:§|U\.S\.C\.|C\.F\.R\.).{0,20}")
 _BULLET = re.compile(r"^\s*(?:[-*•‣◦▪–—]|\d{1,3}[.)]|[a-zA-Z][.)])\s+")
 _HEADING = re.compile(r"#{1,6}\s+\S")
 # Lines that hold no prose: only links or URLs, a table rule, a code fence.
@@ -111,7 +115,15 @@ def _split_block(block: str) -> list[str]:
         sentences.append(block[start:end])
         start = end
     sentences.append(block[start:])
-    return [s for s in (_normalise(s) for s in sentences) if _has_words(s)]
+    out: list[str] = []
+    for sentence in (_normalise(s) for s in sentences):
+        if not _has_words(sentence):
+            continue
+        if out and len(sentence) <= 50 and _CITATION_ONLY.fullmatch(sentence):
+            out[-1] = f"{out[-1]} {sentence}"
+        else:
+            out.append(sentence)
+    return out
 
 
 def _has_words(text: str) -> bool:
@@ -125,9 +137,14 @@ def _blocks(text: str) -> list[str]:
     citation already carries the heading path).
     """
     blocks: list[list[str]] = []
+    in_code = False
     for raw in text.splitlines():
         line = raw.strip()
-        if not line or _HEADING.match(line) or _no_prose(line):
+        if _FENCE.match(line):  # code is not prose: nothing inside a fence is quoted
+            in_code = not in_code
+            blocks.append([])
+            continue
+        if in_code or not line or _HEADING.match(line) or _no_prose(line):
             blocks.append([])
             continue
         bullet = _BULLET.match(line)
@@ -156,11 +173,17 @@ def render_markdown(text: str) -> str:
 
 
 def _soft_wrap(previous: str, line: str) -> bool:
-    """A newline inside a sentence (hard-wrapped text, e.g. from PDFs)."""
+    """A newline inside a sentence (hard-wrapped text, e.g. from PDFs and plain-text books).
+
+    A line that ends mid-word-flow continues on the next when that starts lowercase; a
+    long line (the width of hard-wrapped prose) continues even before a capital ("the
+    well-known Anna Pavlovna / Scherer, maid of honor").
+    """
     last, first = previous[-1], line[0]
-    return ((last.isalpha() and last.islower()) or last in ",;-(") and (
-        first.islower() or first.isdigit() or first in "(\"'“"
-    )
+    mid_sentence = (last.isalpha() and last.islower()) or last in ",;-("
+    if mid_sentence and (first.islower() or first.isdigit() or first in "(\"'“"):
+        return True
+    return len(previous) >= WRAP_WIDTH and (last.isalnum() or last in ",;-") and first.isalnum()
 
 
 def split_sentences(text: str) -> list[str]:

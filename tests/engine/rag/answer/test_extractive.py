@@ -228,3 +228,27 @@ def test_a_question_for_a_number_prefers_the_sentence_holding_one() -> None:
         "How much a month do families depend on?", [passage], max_sentences=1
     )
     assert answer.citations[0][1].startswith("They depend on thirteen dollars a month")
+
+
+def test_code_is_not_quoted_and_hard_wrapped_prose_is_one_sentence() -> None:
+    assert split_sentences("```bash\npoetry publish\n```\nDefault is dist.") == ["Default is dist."]
+    wrapped = (
+        "It was in July, 1805, and the speaker was the well-known Anna Pavlovna\n"
+        "Scherer, maid of honor and favorite of the Empress."
+    )
+    assert split_sentences(wrapped) == [wrapped.replace("\n", " ")]
+    assert split_sentences("A bond is required. 11 U.S.C. § 322. The amount is set.") == [
+        "A bond is required. 11 U.S.C. § 322.",
+        "The amount is set.",
+    ]
+
+
+def test_the_focus_word_of_the_question_brings_its_sentence_from_any_passage() -> None:
+    passages = [
+        "We have several large siege guns planted in the rear of our division.",
+        "The division marched at dawn.",
+        "The rear guard held.",
+        "These guns are nine-inch calibre and twelve feet long.",
+    ]
+    answer = extractive_answer("What calibre were the large siege guns in the rear?", passages)
+    assert (4, "These guns are nine-inch calibre and twelve feet long.") in answer.citations

@@ -1,0 +1,72 @@
+"""One window per library: a second launch brings the first window forward instead.
+
+The first app to open a library listens on a local socket named after the library's
+real path (``QLocalServer``: a Unix socket, a named pipe on Windows). A later launch for
+the same library connects, asks it to show its window, and exits. A socket left behind
+by a crashed app answers nobody, so it is removed and taken over.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+
+from PySide6.QtCore import QObject, Signal
+from PySide6.QtNetwork import QLocalServer, QLocalSocket
+
+_MESSAGE = b"show\n"
+_TIMEOUT_MS = 1000
+
+
+def server_name(library: Path) -> str:
+    """The socket name for a library (per user, so two people on one machine are apart)."""
+    real = os.path.normcase(os.path.realpath(os.fspath(library)))
+    user = os.environ.get("USER") or os.environ.get("USERNAME") or ""
+    digest = hashlib.sha256(f"{user}\0{real}".encode("utf-8", "surrogatepass")).hexdigest()
+    return f"agentmaker-desk-{digest[:20]}"
+
+
+def ask_running_instance(library: Path) -> bool:
+    """True when another app has this library open (it was asked to show its window)."""
+    socket = QLocalSocket()
+    socket.connectToServer(server_name(library))
+    if not socket.waitForConnected(_TIMEOUT_MS):
+        return False
+    socket.write(_MESSAGE)
+    socket.waitForBytesWritten(_TIMEOUT_MS)
+    socket.disconnectFromServer()
+    return True
+
+
+class SingleInstance(QObject):
+    """Listens for later launches on the same library; ``activationRequested`` says so."""
+
+    activationRequested = Signal()
+
+    def __init__(self, library: Path, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.name = server_name(library)
+        self._server = QLocalServer(self)
+        self._server.setSocketOptions(QLocalServer.SocketOption.UserAccessOption)
+        self._server.newConnection.connect(self._on_connection)
+
+    def listen(self) -> bool:
+        """Start listening; a stale socket of a crashed app is removed first if needed."""
+        if self._server.listen(self.name):
+            return True
+        QLocalServer.removeServer(self.name)
+        return self._server.listen(self.name)
+
+    def close(self) -> None:
+        """Stop listening (the app is quitting)."""
+        self._server.close()
+
+    def _on_connection(self) -> None:
+        while (socket := self._server.nextPendingConnection()) is not None:
+            socket.readyRead.connect(lambda s=socket: self._on_message(s))
+            socket.disconnected.connect(socket.deleteLater)
+
+    def _on_message(self, socket: QLocalSocket) -> None:
+        if bytes(socket.readAll().data()).startswith(_MESSAGE.strip()):
+            self.activationRequested.emit()
