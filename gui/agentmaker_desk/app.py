@@ -31,6 +31,7 @@ from agentmaker_desk.settings.settings import (
     SettingsStore,
     default_library_path,
 )
+from agentmaker_desk.single_instance import SingleInstance, ask_running_instance
 from agentmaker_desk.widgets.icons import icon
 
 log = logging.getLogger("agentmaker_desk")
@@ -127,6 +128,15 @@ class DeskApp:
         old.close()
         old.deleteLater()
 
+    def bring_forward(self) -> None:
+        """Another launch asked for this library: show the window on top."""
+        window = self.window
+        if window.isMinimized():
+            window.showNormal()
+        window.show()
+        window.raise_()
+        window.activateWindow()
+
     async def run(self) -> None:
         """Show the window, open the library, run until the last window closes."""
         quit_event = asyncio.Event()
@@ -198,8 +208,19 @@ def main(argv: list[str] | None = None) -> int:
             library = args.library or (
                 Path(settings.last_library) if settings.last_library else default_library_path()
             )
+            if ask_running_instance(library):
+                print(
+                    f"agentmaker Desk already has {library} open: its window was brought forward."
+                )
+                return 0
+            instance = SingleInstance(library)
+            instance.listen()
             desk = DeskApp(library, store, ApiKeyStore())
-            loop.run_until_complete(desk.run())
+            instance.activationRequested.connect(desk.bring_forward)
+            try:
+                loop.run_until_complete(desk.run())
+            finally:
+                instance.close()
     finally:
         asyncio.set_event_loop(None)
     return 0

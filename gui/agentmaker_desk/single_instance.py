@@ -30,13 +30,16 @@ def server_name(library: Path) -> str:
 def ask_running_instance(library: Path) -> bool:
     """True when another app has this library open (it was asked to show its window)."""
     socket = QLocalSocket()
-    socket.connectToServer(server_name(library))
-    if not socket.waitForConnected(_TIMEOUT_MS):
-        return False
-    socket.write(_MESSAGE)
-    socket.waitForBytesWritten(_TIMEOUT_MS)
-    socket.disconnectFromServer()
-    return True
+    try:
+        socket.connectToServer(server_name(library))
+        if not socket.waitForConnected(_TIMEOUT_MS):
+            return False
+        socket.write(_MESSAGE)
+        socket.flush()
+        socket.waitForBytesWritten(_TIMEOUT_MS)
+        return True
+    finally:
+        socket.abort()
 
 
 class SingleInstance(QObject):
@@ -50,6 +53,7 @@ class SingleInstance(QObject):
         self._server = QLocalServer(self)
         self._server.setSocketOptions(QLocalServer.SocketOption.UserAccessOption)
         self._server.newConnection.connect(self._on_connection)
+        self._sockets: list[QLocalSocket] = []  # Python owns them until they are read
 
     def listen(self) -> bool:
         """Start listening; a stale socket of a crashed app is removed first if needed."""
@@ -61,12 +65,21 @@ class SingleInstance(QObject):
     def close(self) -> None:
         """Stop listening (the app is quitting)."""
         self._server.close()
+        for socket in self._sockets:
+            socket.abort()
+        self._sockets.clear()
 
     def _on_connection(self) -> None:
         while (socket := self._server.nextPendingConnection()) is not None:
-            socket.readyRead.connect(lambda s=socket: self._on_message(s))
-            socket.disconnected.connect(socket.deleteLater)
+            self._sockets.append(socket)
+            socket.readyRead.connect(self._read)
 
-    def _on_message(self, socket: QLocalSocket) -> None:
-        if bytes(socket.readAll().data()).startswith(_MESSAGE.strip()):
-            self.activationRequested.emit()
+    def _read(self) -> None:
+        for socket in list(self._sockets):
+            if socket.bytesAvailable() <= 0:
+                continue
+            message = bytes(socket.readAll().data())
+            self._sockets.remove(socket)
+            socket.abort()
+            if message.startswith(_MESSAGE.strip()):
+                self.activationRequested.emit()
