@@ -173,7 +173,7 @@ class MainWindow(QMainWindow):
         b.ocr.progress.connect(self.ingest_panel.update_ocr)
         b.ocr.finished.connect(self.ingest_panel.ocr_finished)
         b.ocr.failed.connect(self._notice)
-        b.folders.passwordNeeded.connect(self.passwords.ask_all)
+        b.folders.passwordNeeded.connect(self.passwords.announce)
         b.folders.linkFailed.connect(self._notice)
 
     def _splitters(self) -> dict[str, QSplitter]:

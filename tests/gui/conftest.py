@@ -107,12 +107,17 @@ def settings_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def make_desk(
-    qloop: Loop, qtbot: Any, library: Path, settings_file: Path, ocr: Any = None
+    qloop: Loop,
+    qtbot: Any,
+    library: Path,
+    settings_file: Path,
+    ocr: Any = None,
+    embedder: Any = None,
 ) -> MainWindow:
-    """A shown MainWindow over ``library`` with the fake embedder and a stub OCR engine."""
+    """A shown MainWindow over ``library`` with a fake embedder and a stub OCR engine."""
     store = SettingsStore(settings_file)
     bridge = EngineBridge(
-        embedder=FakeEmbedder(),
+        embedder=embedder or FakeEmbedder(),
         keys=ApiKeyStore(),
         ocr_engine=ocr or StubOcrEngine(),
         folder_debounce=0.2,

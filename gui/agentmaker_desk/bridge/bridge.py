@@ -19,6 +19,7 @@ import asyncio
 import contextlib
 import logging
 import sys
+import time
 from collections.abc import Callable, Coroutine, Sequence
 from pathlib import Path
 from typing import Any
@@ -32,6 +33,8 @@ from agentmaker_desk.bridge.progress_relay import ProgressRelay
 from agentmaker_desk.settings.settings import ApiKeyStore, DeskSettings, ModelChoice
 
 log = logging.getLogger(__name__)
+#: While a batch runs, finished documents are listed again at most this often.
+DOCUMENT_REFRESH_SECONDS = 1.5
 
 
 class EngineBridge(QObject):
@@ -91,6 +94,9 @@ class EngineBridge(QObject):
         self._reembed_relay = ProgressRelay(
             lambda counts: self.reembedProgress.emit(*counts), parent=self
         )
+        self._listing_soon = False
+        self._listed_at = 0.0
+        self.ingestProgress.connect(self._list_new_documents)
         self.ocr = OcrRunner(self, ocr_engine)
         self.folders = FolderLinks(self, debounce=folder_debounce)
 
@@ -252,6 +258,7 @@ class EngineBridge(QObject):
 
     async def refresh_documents(self) -> list[Any]:
         """Re-list the library's documents (off the GUI thread) and emit ``documentsListed``."""
+        self._listed_at = time.monotonic()
         if self._lib is None:
             return []
         store = self._lib.source_store
@@ -323,6 +330,25 @@ class EngineBridge(QObject):
             await self.refresh_documents()
             self.libraryChanged.emit()
             return report
+
+    def _list_new_documents(self, progress: Any) -> None:
+        """A file of a running batch was indexed: list the documents again (at most every
+        ``DOCUMENT_REFRESH_SECONDS``), so it can be browsed and asked about at once."""
+        if getattr(progress, "stage", None) != "indexed" or self._listing_soon:
+            return
+        self._listing_soon = True
+
+        async def list_soon() -> None:
+            try:
+                wait = DOCUMENT_REFRESH_SECONDS - (time.monotonic() - self._listed_at)
+                if wait > 0:
+                    await asyncio.sleep(wait)
+                if self._lib is not None:
+                    await self.refresh_documents()
+            finally:
+                self._listing_soon = False
+
+        self.spawn(list_soon(), "list-documents")
 
     def _on_progress(self, progress: Any) -> None:
         # Called on the engine's worker thread: only stored; the relay's timer emits

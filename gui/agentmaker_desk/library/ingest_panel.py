@@ -78,6 +78,13 @@ class IngestPanel(QWidget):
         self.cancel_button = QPushButton(self.tr("Cancel"), self)
         self.cancel_button.setToolTip(self.tr("Stop adding files; files already added are kept"))
         self.cancel_button.clicked.connect(self._cancel)
+        # Locked files wait for the person: a prompt opening by itself would take the
+        # keyboard from whatever they are typing.
+        self.password_button = QPushButton(self.tr("Enter password…"), self)
+        self.password_button.setObjectName("passwordButton")
+        self.password_button.setToolTip(self.tr("Open a password-protected file of this list"))
+        self.password_button.clicked.connect(self._ask_password)
+        self.password_button.setVisible(False)
         self.retry_button = QPushButton(self.tr("Retry failed files"), self)
         self.retry_button.clicked.connect(self._retry_failed)
         self.retry_button.setVisible(False)
@@ -106,6 +113,7 @@ class IngestPanel(QWidget):
         top.addWidget(self.title_label)
         top.addWidget(self.progress, 1)
         top.addWidget(self.cancel_button)
+        top.addWidget(self.password_button)
         top.addWidget(self.retry_button)
         top.addWidget(self.close_button)
         layout = QVBoxLayout(self)
@@ -138,13 +146,25 @@ class IngestPanel(QWidget):
         """Apply one IngestProgress report (on the GUI thread)."""
         path = str(getattr(progress, "path", "") or "")
         if path:
+            stage = progress.stage
+            detail = None
+            chunks = int(getattr(progress, "chunks", 0) or 0)
+            if stage == "embedding" and chunks:
+                embedded = int(getattr(progress, "chunks_embedded", 0) or 0)
+                detail = self.tr("{done} of {total} passages").format(
+                    done=min(embedded, chunks), total=chunks
+                )
             self._set_state(
                 path,
-                progress.stage,
-                getattr(progress, "chunks", 0),
+                stage,
+                chunks,
                 getattr(progress, "error", None),
                 getattr(progress, "error_kind", None),
+                detail=detail,
             )
+            if stage in ("reading", "embedding"):
+                self.files.scrollToItem(self._items[path])  # follow the current file
+            self._update_password_button()
         total = int(getattr(progress, "files_total", 0) or 0)
         done = int(getattr(progress, "files_done", 0) or 0)
         if total:
@@ -186,6 +206,7 @@ class IngestPanel(QWidget):
         self.summary_label.setText(", ".join(parts) + ".")
         self.cancel_button.setVisible(False)
         self.retry_button.setVisible(bool(self.failed_paths()))
+        self._update_password_button()
         self.close_button.setVisible(True)
         if self._ocr_running:
             self._ocr_header()
@@ -272,7 +293,7 @@ class IngestPanel(QWidget):
         if stage == "failed":
             detail = str(error or self.tr("Unknown problem."))
             if kind == "password_required":
-                detail += " " + self.tr("Double-click to enter the password.")
+                detail += " " + self.tr("Use “Enter password…” (or double-click the row).")
             item.setText(2, detail)
             item.setToolTip(2, f"<p>{html.escape(detail)}</p>")
             for column in range(3):
@@ -294,6 +315,17 @@ class IngestPanel(QWidget):
             item.setToolTip(2, f"<p>{html.escape(detail)}</p>" if detail else "")
         for column in range(3):
             item.setData(column, Qt.ItemDataRole.ForegroundRole, None)
+
+    def _ask_password(self) -> None:
+        """The "Enter password…" button: the selected locked file, else the first one."""
+        locked = self.failed_paths("password_required")
+        selected = [i.data(0, _PATH_ROLE) for i in self.files.selectedItems()]
+        chosen = next((p for p in selected if p in locked), locked[0] if locked else None)
+        if chosen is not None and not self._running:
+            self.passwordRequested.emit(chosen)
+
+    def _update_password_button(self) -> None:
+        self.password_button.setVisible(bool(self.failed_paths("password_required")))
 
     # --- OCR (scanned pages, read after the batch) --------------------------------
 
@@ -431,23 +463,27 @@ class IngestPanel(QWidget):
     def _summary(self, progress: Any) -> str:
         done = int(getattr(progress, "files_done", 0) or 0)
         total = int(getattr(progress, "files_total", 0) or 0)
-        bytes_done = float(getattr(progress, "bytes_done", 0) or 0)
         bytes_total = float(getattr(progress, "bytes_total", 0) or 0)
+        # Work done inside the current file counts too: a 3 MB book shows its progress
+        # while it is embedded, not only once it is finished.
+        fraction = getattr(progress, "work_fraction", None)
+        if not isinstance(fraction, float):
+            bytes_done = float(getattr(progress, "bytes_done", 0) or 0)
+            fraction = bytes_done / bytes_total if bytes_total else (done / total if total else 0)
         parts = [self.tr("{done} of {total} files").format(done=done, total=total)]
         if bytes_total:
             parts.append(
                 self.tr("{done} of {total}").format(
-                    done=human_bytes(bytes_done), total=human_bytes(bytes_total)
+                    done=human_bytes(bytes_total * fraction), total=human_bytes(bytes_total)
                 )
             )
-        eta = self._eta(done, total, bytes_done, bytes_total)
+        eta = self._eta(fraction)
         if eta:
             parts.append(eta)
         return " · ".join(parts)
 
-    def _eta(self, done: int, total: int, bytes_done: float, bytes_total: float) -> str:
+    def _eta(self, fraction: float) -> str:
         elapsed = time.monotonic() - self._started
-        fraction = bytes_done / bytes_total if bytes_total else (done / total if total else 0.0)
         if elapsed < 1.0 or fraction <= 0.02 or fraction >= 1.0:
             return ""
         remaining = elapsed * (1.0 - fraction) / fraction

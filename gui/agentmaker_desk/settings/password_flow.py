@@ -1,5 +1,7 @@
 """Asking for the passwords of locked files and trying them again, one dialog at a time.
 
+Prompts open only when the person asks (a row's "Enter password…", the Linked folders
+page): a dialog opening by itself would take the keyboard from what is being typed.
 A locked file added by hand is ingested again with its password; a locked file of a
 linked folder is retried through the folder sync (``retry_failed(paths=[p],
 passwords={p: pw})``), so the folder stops listing it as failed. A wrong password
@@ -36,14 +38,32 @@ class PasswordFlow(QObject):
         return set(self._asking)
 
     def ingest_finished(self, report: Any) -> None:
-        """After a batch: ask for the password of each newly locked file."""
-        locked = [
-            f.path
-            for f in report.files
-            if f.error_kind == "password_required" and f.path not in self._asking
-        ]
-        if locked and not report.cancelled:
-            self.ask_all(locked)
+        """After a batch: say which files are locked. No prompt opens by itself (it would
+        take the keyboard from whatever the person is typing); their rows offer one."""
+        locked = [f.path for f in report.files if f.error_kind == "password_required"]
+        if locked:
+            self._announce(
+                self.tr(
+                    "%n file(s) need a password: use “Enter password…” on its row.", "", len(locked)
+                )
+            )
+
+    def announce(self, paths: list[str]) -> None:
+        """Linked folders found locked files: say where their passwords are entered."""
+        if paths:
+            self._announce(
+                self.tr(
+                    "%n file(s) in linked folders need a password: enter it in "
+                    "Settings → Linked folders.",
+                    "",
+                    len(paths),
+                )
+            )
+
+    def _announce(self, message: str) -> None:
+        status = getattr(self._window, "statusBar", None)
+        if status is not None:
+            status().showMessage(message, 30_000)
 
     def ask_all(self, paths: list[str]) -> None:
         """Ask for each file's password in turn (skipping files already being asked for)."""

@@ -144,8 +144,15 @@ def test_encrypted_pdf_asks_for_its_password_and_retries(desk, qloop, bad_dir: P
         ]
         return found[0] if found else None
 
+    qloop.until(lambda: desk.ingest_panel.failed_paths("password_required") == [path])
+    qloop.until(lambda: not desk.bridge.tasks)
+    # nothing opened by itself (it would take the keyboard from a question being typed)
+    assert dialog() is None
+    assert "need a password" in desk.statusBar().currentMessage()
+    button = desk.ingest_panel.password_button
+    assert button.isVisibleTo(desk)
+    button.click()
     qloop.until(lambda: dialog() is not None)
-    assert desk.ingest_panel.failed_paths("password_required") == [path]
     first = dialog()
     assert not first.error_label.isVisibleTo(first)
     first.password_edit.setText("wrong")
@@ -157,3 +164,30 @@ def test_encrypted_pdf_asks_for_its_password_and_retries(desk, qloop, bad_dir: P
     qloop.until(lambda: desk.ingest_panel.state_of(path) == "indexed")
     qloop.until(lambda: not desk.bridge.tasks)
     assert [d.format for d in desk.bridge.documents] == ["pdf"]
+    assert not desk.ingest_panel.password_button.isVisibleTo(desk)  # nothing locked now
+
+
+def test_a_finished_document_is_listed_while_the_batch_goes_on(
+    qloop, qtbot, tmp_path: Path, settings_file: Path
+) -> None:
+    from tests.gui.conftest import make_desk
+    from tests.gui.helpers import GatedEmbedder
+
+    embedder = GatedEmbedder()
+    window = make_desk(qloop, qtbot, tmp_path / "lib.sqlite", settings_file, embedder=embedder)
+    bridge = window.bridge
+    first, second = tmp_path / "first.md", tmp_path / "second.md"
+    first.write_text("# Hotels\n\nHotels are capped at 500 per night.\n", encoding="utf-8")
+    second.write_text("# Trains\n\nTrains are refunded in second class.\n", encoding="utf-8")
+    embedder.hold()
+    try:
+        window.add_paths([str(first), str(second)])
+        embedder.release()  # the first file's one batch
+        qloop.until(lambda: embedder.waiting == 1)  # the second file waits for its batch
+        qloop.until(lambda: [Path(d.source).name for d in bridge.documents] == ["first.md"])
+        assert window.ingest_panel.running  # the batch is not over
+    finally:
+        embedder.release(5)
+    qloop.until(lambda: not bridge.tasks)
+    assert sorted(Path(d.source).name for d in bridge.documents) == ["first.md", "second.md"]
+    qloop.run(bridge.close_library())

@@ -68,6 +68,19 @@ class IngestProgress:
     chunks_embedded: int = 0
     error: str | None = None
     error_kind: ErrorKind | None = None
+    #: Size of the file this report is about (with ``chunks_embedded / chunks``, the
+    #: work done inside a large file, for an ETA that does not wait for it to end).
+    file_bytes: int = 0
+
+    @property
+    def work_fraction(self) -> float:
+        """Share of the batch's bytes done, counting the current file's embedded part."""
+        if not self.bytes_total:
+            return self.files_done / self.files_total if self.files_total else 0.0
+        inside = 0.0
+        if self.stage == "embedding" and self.chunks:
+            inside = self.file_bytes * min(self.chunks_embedded, self.chunks) / self.chunks
+        return min(1.0, (self.bytes_done + inside) / self.bytes_total)
 
 
 @dataclass

@@ -80,10 +80,11 @@ def ingest_paths(
         total_bytes += size
         if total_files <= QUEUE_LISTING_LIMIT:
             listed.append(file)
-    done_bytes = 0
+    done_bytes = current_bytes = 0
 
     def emit(path: Path, stage: Any, done: int, **extra: Any) -> None:
         if progress is not None:
+            extra.setdefault("file_bytes", current_bytes)
             progress(
                 IngestProgress(
                     str(path), stage, done, total_files, done_bytes, total_bytes, **extra
@@ -104,6 +105,7 @@ def ingest_paths(
             emit(file, "cancelled", number)
             number += 1
             continue
+        current_bytes = size
         emit(file, "reading", number)
         outcome = ingest_one(pipeline, file, passwords.get(str(file)), cancel, emit, number)
         report.files.append(outcome)
