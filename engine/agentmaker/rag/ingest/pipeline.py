@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from agentmaker.background import STOP_GRACE_S, finish_in_thread
 from agentmaker.errors import EmptyDocumentError
 from agentmaker.rag.chunking.split import ChunkingConfig, split_document
 from agentmaker.rag.documents import Chunk, Document
@@ -388,16 +389,19 @@ class IngestionPipeline:
         cancel: CancelToken | None = None,
         passwords: dict[str, str] | None = None,
     ) -> BatchReport:
-        """Async twin of :meth:`ingest_paths`; cancelling the task cancels the batch."""
+        """Async twin of :meth:`ingest_paths`; cancelling the task cancels the batch.
+
+        The task ends once the batch stopped (after the current step, at most
+        ``STOP_GRACE_S``), so the library can be closed safely right after.
+        """
         token = cancel or CancelToken()
         paths = list(paths)
-        try:
-            return await asyncio.to_thread(
-                self.ingest_paths, paths, progress=progress, cancel=token, passwords=passwords
-            )
-        except asyncio.CancelledError:
-            token.cancel()
-            raise
+        return await finish_in_thread(
+            lambda: self.ingest_paths(paths, progress=progress, cancel=token, passwords=passwords),
+            name="ingest",
+            on_cancel=token.cancel,
+            grace=STOP_GRACE_S,
+        )
 
     async def arebuild_index(
         self,
