@@ -7,6 +7,7 @@ Every error says what happened, to what, and what to do about it. The app shows
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 
 class AgentmakerError(Exception):
@@ -48,7 +49,17 @@ class UnknownFilterFieldError(AgentmakerError, ValueError):
 
 
 class StorageError(AgentmakerError):
-    """The library file could not be read or written."""
+    """The library file could not be read or written.
+
+    Raised during a batch ingestion, ``report`` holds the batch's report up to that
+    point (what was committed before the error), else it is None.
+    """
+
+    report: Any = None
+
+
+class DiskFullError(StorageError):
+    """The disk holding the library is full (nothing stored was lost)."""
 
 
 class EmbeddingModelMismatchError(StorageError):

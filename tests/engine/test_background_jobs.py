@@ -24,7 +24,7 @@ from agentmaker.testing import FakeEmbedder
 
 from tests.paths import CORPUS
 
-SCAN = (CORPUS if CORPUS.is_dir() else Path("/work/shared/corpus")) / "good" / "Seige_of_Vicksburg_Sample_OCR.pdf"
+SCAN = CORPUS / "good" / "Seige_of_Vicksburg_Sample_OCR.pdf"
 
 
 class HeldEmbedder(FakeEmbedder):

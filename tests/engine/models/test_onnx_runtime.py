@@ -26,9 +26,8 @@ import pytest
 from tests.paths import CORPUS, REPO
 
 ENGINE = REPO / "engine" / "agentmaker"
-SHARED_CORPUS = CORPUS if CORPUS.is_dir() else Path("/work/shared/corpus")
-SCAN = SHARED_CORPUS / "bad" / "loremipsum-flat.pdf"
-NOTES = SHARED_CORPUS / "good" / "faq.md"
+SCAN = CORPUS / "bad" / "loremipsum-flat.pdf"
+NOTES = CORPUS / "good" / "faq.md"
 
 SESSION = r"""
 import sys
