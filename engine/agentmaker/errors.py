@@ -21,6 +21,10 @@ class ConfigurationError(AgentmakerError, ValueError):
     """A setting is invalid (for example ``candidate_pool < top_k``)."""
 
 
+class InvalidQueryError(AgentmakerError, ValueError):
+    """A question or search that cannot be answered as given (empty, not text, top_k < 1)."""
+
+
 class ScopeRequiredError(AgentmakerError, ValueError):
     """A search or delete with an empty ``Scope()`` would touch every tenant's data."""
 

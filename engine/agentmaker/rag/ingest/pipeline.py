@@ -39,6 +39,7 @@ from agentmaker.retrieval.hybrid import HybridRetriever
 from agentmaker.retrieval.sqlite.bookkeeping import SqliteBookkeeping
 from agentmaker.retrieval.sync import IndexSync, SyncIndexSync
 from agentmaker.retrieval.types import RetrievalResult, Scope
+from agentmaker.unicode_text import repair
 
 if TYPE_CHECKING:
     from agentmaker.rag.config import RagConfig
@@ -248,6 +249,9 @@ class IngestionPipeline:
         on_embedded: Callable[[int, int], None] | None = None,
     ) -> IngestReport:
         """Index a document already read (the primitive under ``ingest_file``/``_text``)."""
+        # Words that are not valid Unicode (lone surrogates) are made readable: the
+        # tokenizers and embedders refuse them. The source keeps its exact file name.
+        doc.content, doc.title = repair(doc.content), repair(doc.title)
         warnings = list(doc.metadata.get("warnings") or [])
         fp = self._fingerprint(doc)
         if self._is_current(doc, fp):

@@ -22,6 +22,7 @@ import sqlean as sqlite3
 import sqlite_vec
 
 from agentmaker.errors import DiskFullError, LibraryVersionError, StorageError
+from agentmaker.unicode_text import escape, maybe_escaped, unescape
 
 log = logging.getLogger(__name__)
 
@@ -58,6 +59,19 @@ def _connect(target: str, *, uri: bool = False, readonly: bool = False) -> Any:
 LOW_SPACE_BYTES = 1 << 20
 # SQLite's primary result codes for a full disk and for a file that is not a database.
 _SQLITE_FULL, _SQLITE_IOERR, _SQLITE_NOTADB = 13, 10, 26
+
+
+def _escape_params(params: Any) -> Any:
+    if isinstance(params, dict):
+        return {k: escape(v) if isinstance(v, str) else v for k, v in params.items()}
+    return tuple(escape(v) if isinstance(v, str) else v for v in params)
+
+
+def _unescape_rows(rows: list[Any]) -> list[Any]:
+    return [
+        tuple(unescape(v) if isinstance(v, str) and maybe_escaped(v) else v for v in row)
+        for row in rows
+    ]
 
 
 def _files(path: str) -> list[str]:
@@ -129,8 +143,14 @@ class SqliteDatabase:
         self._readers = threading.local()
         self._reader_conns: list[Any] = []
         self._closed = False
+        self._escaped = False
         try:
             self._set_up()
+            self._escaped = bool(
+                self._conn.execute(
+                    "SELECT 1 FROM library_meta WHERE key = 'escaped_text' AND value = '1'"
+                ).fetchall()
+            )
         except sqlite3.Error as exc:
             self._conn.close()
             _remove_empty(created)
@@ -161,17 +181,18 @@ class SqliteDatabase:
     def execute(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> Any:
         """Run one statement on the writer connection (under the lock)."""
         with self.lock:
-            return self._translate(lambda: self._conn.execute(sql, params))
+            return self._translate(lambda: self._bind(self._conn, sql, params))
 
     def executemany(self, sql: str, rows: Any) -> Any:
         """Run one statement for many rows on the writer connection."""
         with self.lock:
-            return self._translate(lambda: self._conn.executemany(sql, rows))
+            return self._translate(lambda: self._bind_many(sql, rows))
 
     def query(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> list[Any]:
         """Fetch all rows of a query on the writer connection (sees uncommitted writes)."""
         with self.lock:
-            return self._translate(lambda: self._conn.execute(sql, params).fetchall())
+            rows = self._translate(lambda: self._bind(self._conn, sql, params).fetchall())
+        return _unescape_rows(rows) if self._escaped else rows
 
     def read(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> list[Any]:
         """Fetch rows on this thread's own read connection (never waits for a writer).
@@ -182,7 +203,39 @@ class SqliteDatabase:
         if self.in_memory:
             return self.query(sql, params)
         conn = self._reader()
-        return self._translate(lambda: conn.execute(sql, params).fetchall())
+        rows = self._translate(lambda: self._bind(conn, sql, params).fetchall())
+        return _unescape_rows(rows) if self._escaped else rows
+
+    # Text that is not valid Unicode (a file name with bytes that are not UTF-8) cannot
+    # be bound: it is stored escaped (agentmaker.unicode_text), and once a library holds
+    # escaped text (a flag in library_meta), what is read is unescaped. Other libraries
+    # pay nothing: the escaping starts only when binding fails.
+
+    def _bind(self, conn: Any, sql: str, params: Any) -> Any:
+        try:
+            return conn.execute(sql, params)
+        except UnicodeEncodeError:
+            escaped = _escape_params(params)
+            if conn is self._conn and not self._escaped:
+                self._mark_escaped()
+            return conn.execute(sql, escaped)
+
+    def _bind_many(self, sql: str, rows: Any) -> Any:
+        rows = list(rows)
+        try:
+            return self._conn.executemany(sql, rows)
+        except UnicodeEncodeError:
+            # The rows before the first one with such text went in; the rest go escaped.
+            first = next(i for i, row in enumerate(rows) if _escape_params(row) != row)
+            if not self._escaped:
+                self._mark_escaped()
+            return self._conn.executemany(sql, [_escape_params(r) for r in rows[first:]])
+
+    def _mark_escaped(self) -> None:
+        self._escaped = True
+        self._conn.execute(
+            "INSERT OR REPLACE INTO library_meta (key, value) VALUES ('escaped_text', '1')"
+        )
 
     @contextlib.contextmanager
     def read_snapshot(self) -> Iterator[None]:
