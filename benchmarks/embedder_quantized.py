@@ -82,7 +82,10 @@ def _quantize_dynamic_variants(source: bytes) -> list[Variant]:
     """onnxruntime.quantization.quantize_dynamic on the weights folded to fp32."""
     try:
         import onnx
+        from agentmaker.models.onnx_runtime import ort
         from onnx import numpy_helper
+
+        ort()  # telemetry off before onnxruntime.quantization loads it
         from onnxruntime.quantization import QuantType, quantize_dynamic
     except ImportError:
         print("onnx is not installed: skipping the quantize_dynamic variants", file=sys.stderr)
@@ -126,7 +129,9 @@ def _quantize_dynamic_variants(source: bytes) -> list[Variant]:
 
 
 def _ort_optimised(path: Path) -> Path:
-    import onnxruntime as ort
+    from agentmaker.models.onnx_runtime import ort as load_ort
+
+    ort = load_ort()
 
     target = MODELS / f"{path.stem}_ort_optimised.onnx"
     options = ort.SessionOptions()

@@ -133,6 +133,9 @@ def _headless(job, *args) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
+    # onnxruntime's telemetry starts when it is imported unless this is set first (see
+    # agentmaker.models.onnx_runtime); set here too, so no import order can miss it.
+    os.environ["ORT_DISABLE_TELEMETRY"] = "1"
     args = list(sys.argv[1:] if argv is None else argv)
     if args[:1] == [SELF_TEST]:
         return _headless(_engine, ["self-test"])

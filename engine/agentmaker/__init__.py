@@ -11,6 +11,7 @@ from typing import Any
 
 from agentmaker.errors import AgentmakerError
 from agentmaker.models.llm import ChatMessage, LLMClient
+from agentmaker.models.onnx_runtime import disable_telemetry
 from agentmaker.rag import (
     AnswerStream,
     AskResult,
@@ -58,6 +59,10 @@ from agentmaker.retrieval import (
     build_sqlite_hybrid,
     reciprocal_rank_fusion,
 )
+
+# No onnxruntime may load in this process with its telemetry on (none of the imports
+# above loads it): third-party code that imports it later (RapidOCR) is covered too.
+disable_telemetry()
 
 __version__ = "0.1.0"
 

@@ -148,6 +148,9 @@ def main(argv: list[str] | None = None) -> int:
             print("consistent" if report.ok else json.dumps(report.__dict__, indent=2))
             return 0 if report.ok else 1
     except AgentmakerError as exc:
+        partial = getattr(exc, "report", None)
+        if partial is not None:  # e.g. the disk filled mid-batch: say what was kept
+            print(f"{len(partial.by_status('indexed'))} indexed before the error")
         print(f"error: {exc}", file=sys.stderr)
         return 2
     finally:

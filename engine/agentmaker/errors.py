@@ -7,6 +7,7 @@ Every error says what happened, to what, and what to do about it. The app shows
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 
 class AgentmakerError(Exception):
@@ -18,6 +19,10 @@ class AgentmakerError(Exception):
 
 class ConfigurationError(AgentmakerError, ValueError):
     """A setting is invalid (for example ``candidate_pool < top_k``)."""
+
+
+class InvalidQueryError(AgentmakerError, ValueError):
+    """A question or search that cannot be answered as given (empty, not text, top_k < 1)."""
 
 
 class ScopeRequiredError(AgentmakerError, ValueError):
@@ -48,7 +53,17 @@ class UnknownFilterFieldError(AgentmakerError, ValueError):
 
 
 class StorageError(AgentmakerError):
-    """The library file could not be read or written."""
+    """The library file could not be read or written.
+
+    Raised during a batch ingestion, ``report`` holds the batch's report up to that
+    point (what was committed before the error), else it is None.
+    """
+
+    report: Any = None
+
+
+class DiskFullError(StorageError):
+    """The disk holding the library is full (nothing stored was lost)."""
 
 
 class EmbeddingModelMismatchError(StorageError):

@@ -8,11 +8,11 @@ has written.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Callable
 from pathlib import Path
 
+from agentmaker.background import STOP_GRACE_S, finish_in_thread
 from agentmaker.models.llm import LLMClient
 from agentmaker.rag.answer.retriever import RagRetriever
 from agentmaker.rag.config import RagConfig
@@ -178,8 +178,15 @@ class Library:
         progress: Callable[[int, int], None] | None = None,
         cancel: CancelToken | None = None,
     ) -> int:
-        """Async twin of :meth:`reembed` (runs in a worker thread)."""
-        return await asyncio.to_thread(self.reembed, embedder, progress=progress, cancel=cancel)
+        """Async twin of :meth:`reembed` (runs in a worker thread); cancelling the task
+        cancels the run, and the task ends once it stopped (at most ``STOP_GRACE_S``)."""
+        token = cancel or CancelToken()
+        return await finish_in_thread(
+            lambda: self.reembed(embedder, progress=progress, cancel=token),
+            name="reembed",
+            on_cancel=token.cancel,
+            grace=STOP_GRACE_S,
+        )
 
     def close(self) -> None:
         """Close the reader process, the retriever's worker, the embedder and the file."""

@@ -24,6 +24,7 @@ from PySide6.QtWidgets import QApplication, QMessageBox
 
 from agentmaker_desk import __version__
 from agentmaker_desk.bridge.bridge import EngineBridge
+from agentmaker_desk.gc_guard import GuiThreadCollector
 from agentmaker_desk.i18n import install_language
 from agentmaker_desk.main_window import MainWindow
 from agentmaker_desk.settings.settings import (
@@ -190,6 +191,9 @@ def main(argv: list[str] | None = None) -> int:
     # sees the last window close.
     app.setQuitOnLastWindowClosed(False)
     sys.excepthook = show_unexpected_error
+    # Qt objects must never be destroyed by a collection on a worker thread.
+    collector = GuiThreadCollector(app)
+    collector.start()
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
     try:

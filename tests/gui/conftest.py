@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import os
 import time
 from collections.abc import Callable, Coroutine, Iterator
@@ -15,6 +16,7 @@ import pytest
 import qasync
 from agentmaker.testing import FakeEmbedder
 from agentmaker_desk.bridge.bridge import EngineBridge
+from agentmaker_desk.gc_guard import GuiThreadCollector
 from agentmaker_desk.main_window import MainWindow
 from agentmaker_desk.settings.settings import ApiKeyStore, SettingsStore
 from PySide6.QtWidgets import QApplication
@@ -80,6 +82,22 @@ class Loop:
 
     def settle(self, seconds: float = 0.05) -> None:
         self.loop.run_until_complete(asyncio.sleep(seconds))
+
+
+@pytest.fixture(scope="session", autouse=True)
+def gui_thread_collector(qapp: QApplication) -> Iterator[GuiThreadCollector]:
+    """As in the app: garbage (Qt objects among it) is collected on the GUI thread only."""
+    collector = GuiThreadCollector(qapp)
+    collector.start()
+    yield collector
+    collector.stop()
+
+
+@pytest.fixture(autouse=True)
+def collect_after_each_test(gui_thread_collector: GuiThreadCollector) -> Iterator[None]:
+    """A test's widgets, loops and bridges are collected here, on the GUI thread."""
+    yield
+    gc.collect()
 
 
 @pytest.fixture

@@ -49,6 +49,7 @@ from typing import Any, Literal
 
 import numpy as np
 from agentmaker.errors import ConfigurationError, ModelError
+from agentmaker.models import onnx_runtime
 from agentmaker.models.local_model import (
     default_cache_dir,
     int8_session_config,
@@ -343,12 +344,9 @@ class LocalEmbedder(Embedder):
         return tokenizer
 
     def _load_session(self) -> Any:
-        import onnxruntime as ort
-
+        ort = onnx_runtime.ort()  # telemetry off before anything of it loads
         source = self._model_source()
         where = source if isinstance(source, str) else "memory"
-        if hasattr(ort, "disable_telemetry_events"):
-            ort.disable_telemetry_events()
         options = ort.SessionOptions()
         options.intra_op_num_threads = self.intra_op_threads
         options.inter_op_num_threads = 1

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 from agentmaker.errors import ModelError
+from agentmaker.models import onnx_runtime
 from agentmaker.models.onnx_quantize import PROBE_SHAPE, saturation_probe
 
 log = logging.getLogger(__name__)
@@ -132,8 +133,7 @@ def int8_session_config() -> dict[str, str] | None:
 
 
 def _probe_int8_kernels() -> dict[str, str] | None:
-    import onnxruntime as ort
-
+    ort = onnx_runtime.ort()
     model, expected = saturation_probe()
     ones = np.ones(PROBE_SHAPE[:2], dtype=np.float32)
     for config in ({}, {"session.x64quantprecision": "1"}):

@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 
 from agentmaker.errors import ModelError
+from agentmaker.models import onnx_runtime
 
 log = logging.getLogger(__name__)
 
@@ -97,6 +98,7 @@ class OcrPage:
 
 def model_dir() -> Path:
     """The folder inside the installed ``rapidocr`` package that holds its models."""
+    onnx_runtime.disable_telemetry()  # rapidocr imports onnxruntime
     try:
         import rapidocr
     except ImportError as exc:
@@ -161,6 +163,7 @@ class OcrEngine:
                 f"from {folder}. Reinstall the app."
             )
         try:
+            onnx_runtime.ort()  # RapidOCR imports onnxruntime: it must find telemetry off
             from rapidocr import RapidOCR
         except ImportError as exc:  # rapidocr present but a dependency (cv2...) broken
             raise OcrUnavailableError(

@@ -14,7 +14,6 @@ The chunks of OCR'd pages carry ``metadata["ocr"] = True``.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import logging
 import os
@@ -25,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from agentmaker.background import STOP_GRACE_S, finish_in_thread
 from agentmaker.errors import (
     DocumentError,
     NoTextLayerError,
@@ -172,13 +172,18 @@ class OcrWorker:
         progress: OcrProgressCallback | None = None,
         cancel: CancelToken | None = None,
     ) -> OcrReport:
-        """Async twin of :meth:`run_pending`; cancelling the task cancels the run."""
+        """Async twin of :meth:`run_pending`; cancelling the task cancels the run.
+
+        The task ends once the run stopped (after the page being read, at most
+        ``STOP_GRACE_S``), so the library can be closed safely right after.
+        """
         token = cancel or CancelToken()
-        try:
-            return await asyncio.to_thread(self.run_pending, progress, token)
-        except asyncio.CancelledError:
-            token.cancel()
-            raise
+        return await finish_in_thread(
+            lambda: self.run_pending(progress, token),
+            name="ocr-worker",
+            on_cancel=token.cancel,
+            grace=STOP_GRACE_S,
+        )
 
     # --- one job --------------------------------------------------------------
 

@@ -12,6 +12,7 @@ import numpy as np
 
 from agentmaker.retrieval.fusion import LEG_RANK_KEYS, RRFFusion
 from agentmaker.retrieval.ports import Embedder, FusionStrategy, KeywordIndex, Reranker, VectorStore
+from agentmaker.retrieval.queries import check_query, check_top_k
 from agentmaker.retrieval.score_fusion import ScoreFusion
 from agentmaker.retrieval.types import (
     MetadataFilter,
@@ -61,7 +62,7 @@ class HybridRetriever:
     # --- shared logic (no I/O) ----------------------------------------------------
 
     def _params(self, top_k: int | None, candidate_pool: int | None) -> tuple[int, int]:
-        top_k = top_k or self.config.top_k
+        top_k = check_top_k(top_k) or self.config.top_k
         pool = candidate_pool or self.config.candidate_pool
         return top_k, max(pool, top_k)
 
@@ -136,6 +137,7 @@ class HybridRetriever:
         """Search several queries, embedding them all in one batch."""
         scope = check_scope("search", scope, all_scopes)
         top_k, pool = self._params(top_k, candidate_pool)
+        queries = [check_query(q, what="search") for q in queries]
         if not queries:
             return []
         vectors = self.embedder.embed_batch(list(queries))
@@ -196,6 +198,7 @@ class HybridRetriever:
         """Async twin of :meth:`search_many`."""
         scope = check_scope("search", scope, all_scopes)
         top_k, pool = self._params(top_k, candidate_pool)
+        queries = [check_query(q, what="search") for q in queries]
         if not queries:
             return []
         vectors = await self.embedder.aembed_batch(list(queries))

@@ -319,7 +319,13 @@ class EngineBridge(QObject):
                 token.cancel()
                 raise
             except AgentmakerError as error:
+                report = getattr(error, "report", None)  # e.g. the disk filled mid-batch
+                if report is not None:  # the files committed before it stay listed
+                    self.ingestFinished.emit(report)
                 self.ingestFailed.emit(str(error))
+                if report is not None:
+                    await self.refresh_documents()
+                    self.libraryChanged.emit()
                 return None
             finally:
                 self._ingest_token = None

@@ -7,6 +7,7 @@ on; "Not now" (or adding something else) just hides it.
 
 from __future__ import annotations
 
+import html
 from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal
@@ -68,7 +69,8 @@ class LinkOffer(QFrame):
                 "runs: new and changed files are added, deleted ones removed."
             ).format(n=len(self._folders))
         self.message.setText(text)
-        self.setToolTip("\n".join(self._folders))
+        # Tooltips guess rich text: a folder named "<img src=…>" must stay a name.
+        self.setToolTip("<p>" + "<br>".join(html.escape(f) for f in self._folders) + "</p>")
         self.setVisible(True)
 
     def dismiss(self) -> None:

@@ -121,7 +121,8 @@ def test_event_loop_keeps_beating_during_ingestion(desk, qloop, good_dir: Path) 
     # (lxml on a large Word file) cannot freeze the window.
     desk.bridge.library.pipeline.reader_process = ReaderProcess()
     started = time.monotonic()
-    report = qloop.run(desk.bridge.aingest([str(f) for f in files]))
+    # A long limit: a loaded 2-core machine (the soak runs two CPU burners) needs it.
+    report = qloop.run(desk.bridge.aingest([str(f) for f in files]), timeout=180)
     timer.stop()
     elapsed = time.monotonic() - started
     assert {f.status for f in report.files} == {"indexed"}

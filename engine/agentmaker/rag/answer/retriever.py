@@ -15,6 +15,7 @@ from agentmaker.rag.answer.query_transformers import QueryTransformer
 from agentmaker.rag.source_store import SourceStore
 from agentmaker.retrieval.fusion import reciprocal_rank_fusion
 from agentmaker.retrieval.hybrid import HybridRetriever
+from agentmaker.retrieval.queries import check_query, check_top_k, is_searchable
 from agentmaker.retrieval.types import MetadataFilter, RetrievalResult, Scope
 
 if TYPE_CHECKING:
@@ -148,7 +149,9 @@ class RagRetriever:
         filters: Sequence[MetadataFilter] | None = None,
     ) -> list[RetrievalResult]:
         """The best chunks for ``query``, completed from the source store."""
+        query, top_k = check_query(query), check_top_k(top_k)
         queries = _run_sync(self._variants(query)) if self.query_transformer else [query]
+        queries = [q for q in queries if is_searchable(q)] or [query]
         top_k = top_k or self.top_k or self.retriever.config.top_k
         wanted = top_k + _SPARE
         lists = self.retriever.search_many(queries, top_k=wanted, scope=self.scope, filters=filters)
@@ -161,7 +164,8 @@ class RagRetriever:
         filters: Sequence[MetadataFilter] | None = None,
     ) -> list[RetrievalResult]:
         """Async twin of :meth:`retrieve`."""
-        queries = await self._variants(query)
+        query, top_k = check_query(query), check_top_k(top_k)
+        queries = [q for q in await self._variants(query) if is_searchable(q)] or [query]
         top_k = top_k or self.top_k or self.retriever.config.top_k
         wanted = top_k + _SPARE
         lists = await self.retriever.asearch_many(
@@ -210,8 +214,9 @@ class RagRetriever:
         """Stream the answer: ``async for piece in rag.ask_stream(q)``.
 
         After the first piece, ``stream.sources`` and ``stream.extractive`` are set.
+        A question without words, or a ``top_k`` below 1, raises InvalidQueryError here.
         """
-        return AnswerStream(self, question, top_k, filters)
+        return AnswerStream(self, check_query(question), check_top_k(top_k), filters)
 
     async def ask(
         self,

@@ -17,6 +17,7 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from agentmaker.background import LoopPoster, drop, finish_in_thread
 from agentmaker.rag.folders.files import IgnoreRules, is_under, normalize_folder
 from agentmaker.rag.folders.reports import SyncProgress, SyncReport
 from agentmaker.rag.ingest.batch import CancelToken
@@ -106,7 +107,8 @@ class FolderWatcher:
         self._refresh = False
         self._token: CancelToken | None = None
         self._unsubscribe: Callable[[], None] | None = None
-        self._deliver: Callable[..., Any] = lambda fn, *args: fn(*args)
+        self._deliver: Callable[..., Any] = _direct
+        self._stop_lock = threading.Lock()  # one stop at a time; a second waits for it
 
     # --- lifetime ---------------------------------------------------------------
 
@@ -135,35 +137,55 @@ class FolderWatcher:
         self._thread.start()
 
     def stop(self, timeout: float = 30.0) -> None:
-        """Stop watching; a running scan is cancelled (the next start finishes it)."""
-        self._stopping.set()
-        with self._cond:
-            if self._token is not None:
-                self._token.cancel()
-            self._cond.notify_all()
-        if self._thread is not None:
-            self._thread.join(timeout)
-            self._thread = None
-        if self._unsubscribe is not None:
-            self._unsubscribe()
-            self._unsubscribe = None
-        if self._observer is not None:
-            with contextlib.suppress(Exception):
-                self._observer.stop()
-                self._observer.join(timeout)
-            self._observer = None
-            self._watches.clear()
+        """Stop watching; a running scan is cancelled (the next start finishes it).
 
-    async def arun(self) -> None:
-        """Watch until the task is cancelled; callbacks are delivered on this loop."""
-        loop = asyncio.get_running_loop()
-        self._deliver = lambda fn, *args: loop.call_soon_threadsafe(fn, *args)
+        Idempotent and safe from any thread. Waits up to ``timeout`` for the worker; a
+        worker still busy then (a scan stuck in one large file) is left to end on its
+        own, with its callbacks muted: it never calls ``progress``/``on_report`` again.
+        """
+        with self._stop_lock:
+            self._stopping.set()
+            with self._cond:
+                if self._token is not None:
+                    self._token.cancel()
+                self._cond.notify_all()
+            thread = self._thread
+            if thread is not None and thread is not threading.current_thread():
+                thread.join(timeout)
+                if thread.is_alive():
+                    log.warning("the folder watcher did not stop within %.0f s", timeout)
+                    self._deliver = drop
+                else:
+                    self._thread = None
+            if self._unsubscribe is not None:
+                self._unsubscribe()
+                self._unsubscribe = None
+            if self._observer is not None:
+                with contextlib.suppress(Exception):
+                    self._observer.stop()
+                    self._observer.join(timeout)
+                self._observer = None
+                self._watches.clear()
+
+    async def arun(self, stop_timeout: float = 30.0) -> None:
+        """Watch until the task is cancelled; callbacks are delivered on this loop.
+
+        When this task ends, however often it was cancelled, the watcher has stopped
+        (or, after ``stop_timeout``, been muted) and nothing is posted to the loop again.
+        """
+        post = LoopPoster(asyncio.get_running_loop())
+        self._deliver = post
         self.start()
         try:
             await asyncio.Event().wait()
         finally:
-            await asyncio.to_thread(self.stop)
-            self._deliver = lambda fn, *args: fn(*args)
+            post.close()  # from here on, nothing reaches the loop
+            self._deliver = drop
+            try:
+                await finish_in_thread(lambda: self.stop(stop_timeout), name="folder-watch-stop")
+            finally:
+                if not self.running:
+                    self._deliver = _direct
 
     # --- requests ---------------------------------------------------------------
 
@@ -373,6 +395,10 @@ class FolderWatcher:
     def _progress(self, update: SyncProgress) -> None:
         if self.progress is not None:
             self._deliver(self.progress, update)
+
+
+def _direct(fn: Callable[..., Any], *args: Any) -> None:
+    fn(*args)
 
 
 def _merge(total: SyncReport, report: SyncReport) -> SyncReport:

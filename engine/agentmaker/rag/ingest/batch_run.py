@@ -107,7 +107,13 @@ def ingest_paths(
             continue
         current_bytes = size
         emit(file, "reading", number)
-        outcome = ingest_one(pipeline, file, passwords.get(str(file)), cancel, emit, number)
+        try:
+            outcome = ingest_one(pipeline, file, passwords.get(str(file)), cancel, emit, number)
+        except StorageError as error:  # disk full, read-only: later files would fail too
+            report.files.append(FileOutcome(str(file), "failed", error=str(error)))
+            report.skipped_unsupported = skipped
+            error.report = report  # what was committed before it stays known
+            raise
         report.files.append(outcome)
         done_bytes += size
         number += 1

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from agentmaker.background import STOP_GRACE_S, finish_in_thread
 from agentmaker.errors import EmptyDocumentError
 from agentmaker.rag.chunking.split import ChunkingConfig, split_document
 from agentmaker.rag.documents import Chunk, Document
@@ -38,6 +39,7 @@ from agentmaker.retrieval.hybrid import HybridRetriever
 from agentmaker.retrieval.sqlite.bookkeeping import SqliteBookkeeping
 from agentmaker.retrieval.sync import IndexSync, SyncIndexSync
 from agentmaker.retrieval.types import RetrievalResult, Scope
+from agentmaker.unicode_text import repair
 
 if TYPE_CHECKING:
     from agentmaker.rag.config import RagConfig
@@ -247,6 +249,9 @@ class IngestionPipeline:
         on_embedded: Callable[[int, int], None] | None = None,
     ) -> IngestReport:
         """Index a document already read (the primitive under ``ingest_file``/``_text``)."""
+        # Words that are not valid Unicode (lone surrogates) are made readable: the
+        # tokenizers and embedders refuse them. The source keeps its exact file name.
+        doc.content, doc.title = repair(doc.content), repair(doc.title)
         warnings = list(doc.metadata.get("warnings") or [])
         fp = self._fingerprint(doc)
         if self._is_current(doc, fp):
@@ -388,16 +393,19 @@ class IngestionPipeline:
         cancel: CancelToken | None = None,
         passwords: dict[str, str] | None = None,
     ) -> BatchReport:
-        """Async twin of :meth:`ingest_paths`; cancelling the task cancels the batch."""
+        """Async twin of :meth:`ingest_paths`; cancelling the task cancels the batch.
+
+        The task ends once the batch stopped (after the current step, at most
+        ``STOP_GRACE_S``), so the library can be closed safely right after.
+        """
         token = cancel or CancelToken()
         paths = list(paths)
-        try:
-            return await asyncio.to_thread(
-                self.ingest_paths, paths, progress=progress, cancel=token, passwords=passwords
-            )
-        except asyncio.CancelledError:
-            token.cancel()
-            raise
+        return await finish_in_thread(
+            lambda: self.ingest_paths(paths, progress=progress, cancel=token, passwords=passwords),
+            name="ingest",
+            on_cancel=token.cancel,
+            grace=STOP_GRACE_S,
+        )
 
     async def arebuild_index(
         self,

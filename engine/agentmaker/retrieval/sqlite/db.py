@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -20,7 +21,8 @@ from typing import Any
 import sqlean as sqlite3
 import sqlite_vec
 
-from agentmaker.errors import LibraryVersionError, StorageError
+from agentmaker.errors import DiskFullError, LibraryVersionError, StorageError
+from agentmaker.unicode_text import escape, maybe_escaped, unescape
 
 log = logging.getLogger(__name__)
 
@@ -52,6 +54,72 @@ def _connect(target: str, *, uri: bool = False, readonly: bool = False) -> Any:
     return conn
 
 
+#: Below this much free space an I/O error is taken for a full disk (SQLite reports
+#: ENOSPC on its -shm/-wal files as a plain "disk I/O error").
+LOW_SPACE_BYTES = 1 << 20
+# SQLite's primary result codes for a full disk and for a file that is not a database.
+_SQLITE_FULL, _SQLITE_IOERR, _SQLITE_NOTADB = 13, 10, 26
+
+
+def _escape_params(params: Any) -> Any:
+    if isinstance(params, dict):
+        return {k: escape(v) if isinstance(v, str) else v for k, v in params.items()}
+    return tuple(escape(v) if isinstance(v, str) else v for v in params)
+
+
+def _unescape_rows(rows: list[Any]) -> list[Any]:
+    return [
+        tuple(unescape(v) if isinstance(v, str) and maybe_escaped(v) else v for v in row)
+        for row in rows
+    ]
+
+
+def _files(path: str) -> list[str]:
+    return [path, path + "-wal", path + "-shm", path + "-journal"]
+
+
+def _remove_empty(files: Sequence[str]) -> None:
+    """Remove the files a failed open created, when they hold nothing."""
+    for name in files:
+        with contextlib.suppress(OSError):
+            if os.path.getsize(name) <= 32 * 1024:  # an empty header, a -shm stub
+                os.remove(name)
+
+
+def _low_space(folder: str) -> bool:
+    try:
+        stat = os.statvfs(folder)
+    except (OSError, AttributeError):  # no statvfs (Windows): trust the error code only
+        return False
+    return stat.f_bavail * stat.f_frsize < LOW_SPACE_BYTES
+
+
+def _disk_full(exc: sqlite3.Error, path: str | None) -> bool:
+    code = getattr(exc, "sqlite_errorcode", None)
+    primary = code & 0xFF if isinstance(code, int) else None
+    if primary == _SQLITE_FULL or "disk is full" in str(exc):
+        return True
+    io_error = primary == _SQLITE_IOERR or "disk I/O error" in str(exc)
+    return io_error and path is not None and _low_space(os.path.dirname(os.path.abspath(path)))
+
+
+def _open_error(path: str, exc: sqlite3.Error, *, new: bool) -> StorageError:
+    """The error for a library file that could not be opened, named for its cause."""
+    if _disk_full(exc, path):
+        what = "created" if new else "opened"
+        return DiskFullError(
+            f"The disk is full: the library {path} could not be {what}. Free some space "
+            "on that disk and open it again; nothing in the library was lost."
+        )
+    code = getattr(exc, "sqlite_errorcode", None)
+    if (isinstance(code, int) and code & 0xFF == _SQLITE_NOTADB) or "not a database" in str(exc):
+        return StorageError(f"{path} is not a library file this app can open ({exc}).")
+    return StorageError(
+        f"The library {path} could not be opened ({exc}). Check that the disk is connected "
+        "and that you may write to the file's folder, then try again."
+    )
+
+
 class SqliteDatabase:
     """A library file (or an in-memory database) shared by the stores built on it."""
 
@@ -60,8 +128,14 @@ class SqliteDatabase:
         self.in_memory = self.path == ":memory:" or self.path == ""
         if not self.in_memory:
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+        # Files this open creates: removed again when it fails (never a 0-byte library).
+        created = [] if self.in_memory else [f for f in _files(self.path) if not os.path.exists(f)]
         self.lock = threading.RLock()
-        self._conn = _connect(":memory:" if self.in_memory else self.path)
+        try:
+            self._conn = _connect(":memory:" if self.in_memory else self.path)
+        except StorageError:
+            _remove_empty(created)
+            raise
         self._depth = 0
         self._owner: int | None = None
         self._after_commit: list[Callable[[], None]] = []
@@ -69,14 +143,26 @@ class SqliteDatabase:
         self._readers = threading.local()
         self._reader_conns: list[Any] = []
         self._closed = False
+        self._escaped = False
+        try:
+            self._set_up()
+            self._escaped = bool(
+                self._conn.execute(
+                    "SELECT 1 FROM library_meta WHERE key = 'escaped_text' AND value = '1'"
+                ).fetchall()
+            )
+        except sqlite3.Error as exc:
+            self._conn.close()
+            _remove_empty(created)
+            raise _open_error(self.path, exc, new=self.path in created) from exc
+        except BaseException:
+            self._conn.close()
+            _remove_empty(created)
+            raise
+
+    def _set_up(self) -> None:
         if not self.in_memory:
-            try:
-                mode = self._conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
-            except sqlite3.Error as exc:
-                self._conn.close()
-                raise StorageError(
-                    f"{self.path} is not a library file this app can open ({exc})."
-                ) from exc
+            mode = self._conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
             if str(mode).lower() != "wal":
                 log.warning("WAL mode unavailable for %s (got %s)", self.path, mode)
             self._conn.execute("PRAGMA synchronous = NORMAL")
@@ -95,17 +181,18 @@ class SqliteDatabase:
     def execute(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> Any:
         """Run one statement on the writer connection (under the lock)."""
         with self.lock:
-            return self._translate(lambda: self._conn.execute(sql, params))
+            return self._translate(lambda: self._bind(self._conn, sql, params))
 
     def executemany(self, sql: str, rows: Any) -> Any:
         """Run one statement for many rows on the writer connection."""
         with self.lock:
-            return self._translate(lambda: self._conn.executemany(sql, rows))
+            return self._translate(lambda: self._bind_many(sql, rows))
 
     def query(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> list[Any]:
         """Fetch all rows of a query on the writer connection (sees uncommitted writes)."""
         with self.lock:
-            return self._translate(lambda: self._conn.execute(sql, params).fetchall())
+            rows = self._translate(lambda: self._bind(self._conn, sql, params).fetchall())
+        return _unescape_rows(rows) if self._escaped else rows
 
     def read(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> list[Any]:
         """Fetch rows on this thread's own read connection (never waits for a writer).
@@ -116,7 +203,39 @@ class SqliteDatabase:
         if self.in_memory:
             return self.query(sql, params)
         conn = self._reader()
-        return self._translate(lambda: conn.execute(sql, params).fetchall())
+        rows = self._translate(lambda: self._bind(conn, sql, params).fetchall())
+        return _unescape_rows(rows) if self._escaped else rows
+
+    # Text that is not valid Unicode (a file name with bytes that are not UTF-8) cannot
+    # be bound: it is stored escaped (agentmaker.unicode_text), and once a library holds
+    # escaped text (a flag in library_meta), what is read is unescaped. Other libraries
+    # pay nothing: the escaping starts only when binding fails.
+
+    def _bind(self, conn: Any, sql: str, params: Any) -> Any:
+        try:
+            return conn.execute(sql, params)
+        except UnicodeEncodeError:
+            escaped = _escape_params(params)
+            if conn is self._conn and not self._escaped:
+                self._mark_escaped()
+            return conn.execute(sql, escaped)
+
+    def _bind_many(self, sql: str, rows: Any) -> Any:
+        rows = list(rows)
+        try:
+            return self._conn.executemany(sql, rows)
+        except UnicodeEncodeError:
+            # The rows before the first one with such text went in; the rest go escaped.
+            first = next(i for i, row in enumerate(rows) if _escape_params(row) != row)
+            if not self._escaped:
+                self._mark_escaped()
+            return self._conn.executemany(sql, [_escape_params(r) for r in rows[first:]])
+
+    def _mark_escaped(self) -> None:
+        self._escaped = True
+        self._conn.execute(
+            "INSERT OR REPLACE INTO library_meta (key, value) VALUES ('escaped_text', '1')"
+        )
 
     @contextlib.contextmanager
     def read_snapshot(self) -> Iterator[None]:
@@ -152,8 +271,8 @@ class SqliteDatabase:
             return run()
         except sqlite3.OperationalError as exc:
             text = str(exc)
-            if "disk is full" in text or "database or disk is full" in text:
-                raise StorageError(
+            if _disk_full(exc, None):
+                raise DiskFullError(
                     "The disk is full: the library could not be saved. Free some space and "
                     "try again; nothing already in the library was lost."
                 ) from exc

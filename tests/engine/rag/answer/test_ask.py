@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import re
 from pathlib import Path
 
 import pytest
@@ -52,7 +53,9 @@ def test_prompt_numbers_match_sources(library: Library) -> None:
     for src in result.sources:
         block = user.content.split(f"<<<PASSAGE {src.n}")[1].split(f"<<<END PASSAGE {src.n}>>>")[0]
         assert src.content in block
-    assert "Question: daily meal allowance" in user.content
+    assert re.search(
+        r"<<<QUESTION (\w+)>>>\ndaily meal allowance\n<<<END QUESTION \1>>>", user.content
+    )
 
 
 def test_no_hits_does_not_call_model(tmp_path: Path) -> None:
