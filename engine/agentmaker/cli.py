@@ -1,12 +1,4 @@
-"""The ``agentmaker`` command: the engine's main jobs from a terminal.
-
-agentmaker ingest PATH...        index files and folders into the library
-agentmaker search QUERY          show the best passages
-agentmaker ask QUESTION          answer with [n] citations (extractive without a model)
-agentmaker stats | verify        what the library holds / whether it is consistent
-agentmaker demo                  index the bundled samples in a temporary library and ask
-agentmaker self-test             the demo, checked; exits 1 on any failure
-"""
+"""The ``agentmaker`` command: the engine's main jobs from a terminal (see ``USAGE``)."""
 
 from __future__ import annotations
 
@@ -17,9 +9,27 @@ import os
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
+from agentmaker import cli_output
 from agentmaker.errors import AgentmakerError
 from agentmaker.rag.ingest.batch import IngestProgress
+
+USAGE = """\
+Ask your documents from a terminal. Everything stays on this computer.
+
+  agentmaker ingest PATH...      add files and folders to the library (scans are read by OCR)
+  agentmaker search QUERY        show the passages that match best
+  agentmaker ask QUESTION        answer with [n] citations (quoted from the passages when
+                                 no language model is set up)
+  agentmaker stats | verify      what the library holds / whether it is consistent
+  agentmaker demo                index the bundled samples in a temporary library and ask
+  agentmaker self-test           the demo, checked; exits 1 on any failure
+
+The library is the app's own (in your user data folder) unless --library names another
+file; a file that does not exist yet is created only with --create. Add --json to
+search, ask, stats and ingest for output a script can read.
+"""
 
 
 def default_library_path() -> Path:
@@ -27,6 +37,22 @@ def default_library_path() -> Path:
     from platformdirs import user_data_dir
 
     return Path(user_data_dir("agentmaker Desk", "agentmaker")) / "Library.agentmaker.sqlite"
+
+
+class LibraryNotFoundError(AgentmakerError):
+    """``--library`` names a file that does not exist (and ``--create`` was not given)."""
+
+
+def _check_library_path(path: Path, *, explicit: bool, create: bool) -> None:
+    """A mistyped ``--library`` is an error, not a new empty library in a new folder."""
+    if path.exists() or not explicit or create:
+        if create and not path.parent.is_dir():
+            path.parent.mkdir(parents=True, exist_ok=True)
+        return
+    hint = "Check the path, or add --create to make a new library there."
+    if not path.parent.is_dir():
+        raise LibraryNotFoundError(f"There is no folder {path.parent} for the library. {hint}")
+    raise LibraryNotFoundError(f"There is no library at {path}. {hint}")
 
 
 def _open(path: str | Path, args: argparse.Namespace):
@@ -52,14 +78,35 @@ def _progress(event: IngestProgress) -> None:
 
 
 def _print_answer(result) -> None:
-    if result.extractive and result.sources:
-        print("Extractive answer (no language model configured):\n")
-    print(result.answer.strip() + "\n")
-    for src in result.sources:
-        where = src.location
-        print(
-            f"  [{src.n}] {src.title or Path(src.source).name}" + (f" — {where}" if where else "")
-        )
+    cli_output.print_answer(result)
+
+
+def _attach_ocr(library) -> Any:
+    """Scanned PDFs and pictures are read by OCR, as in the app (None: OCR unavailable)."""
+    try:
+        from agentmaker.ocr import OcrQueue
+    except ImportError:  # the OCR models are an optional part of some installs
+        return None
+    queue = OcrQueue(library.db)
+    library.pipeline.ocr = queue
+    return queue
+
+
+def _run_ocr(library, queue, *, quiet: bool) -> Any:
+    """Read the scanned pages queued by the batch, printing progress per page."""
+    from agentmaker.ocr import OcrWorker
+
+    if queue is None or not queue.pending():
+        return None
+
+    def progress(event) -> None:
+        if not quiet and event.page:
+            name = Path(event.path).name
+            print(f"  OCR {name}: page {event.pages_done} of {event.pages_total}", flush=True)
+
+    if not quiet:
+        print("Reading scanned pages (OCR)…", flush=True)
+    return OcrWorker(queue, library.pipeline).run_pending(progress=progress)
 
 
 def _demo(check: bool) -> int:
@@ -93,56 +140,122 @@ def _demo(check: bool) -> int:
     return 1 if problems else 0
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Entry point of the ``agentmaker`` console command."""
+def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="agentmaker", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+        prog="agentmaker",
+        description=USAGE,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--library", default=None, help="library file (default: the app's)")
+    parser.add_argument(
+        "--create", action="store_true", help="create the --library file if it does not exist"
+    )
     parser.add_argument("--llm-url", default=None, help="OpenAI-compatible server URL")
     parser.add_argument("--llm-model", default="llama3.2", help="model name on that server")
-    sub = parser.add_subparsers(dest="command", required=True)
-    p = sub.add_parser("ingest")
-    p.add_argument("paths", nargs="+")
-    p = sub.add_parser("search")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    p = sub.add_parser("ingest", help="add files and folders")
+    p.add_argument("paths", nargs="+", metavar="PATH")
+    p.add_argument(
+        "--password",
+        default=None,
+        help="password of the locked (encrypted) files named on the command line",
+    )
+    p.add_argument("--no-ocr", action="store_true", help="do not read scanned pages by OCR")
+    p.add_argument("--json", action="store_true", help="print the outcome as JSON")
+    p = sub.add_parser("search", help="show the best passages")
     p.add_argument("query")
-    p.add_argument("-k", type=int, default=5)
-    p = sub.add_parser("ask")
+    p.add_argument("-k", type=int, default=5, help="how many passages (default 5)")
+    p.add_argument("--json", action="store_true", help="print the passages as JSON")
+    p = sub.add_parser("ask", help="answer a question with citations")
     p.add_argument("question")
-    sub.add_parser("stats")
-    sub.add_parser("verify")
-    sub.add_parser("demo")
-    sub.add_parser("self-test")
-    args = parser.parse_args(argv)
+    p.add_argument("--json", action="store_true", help="print the answer as JSON")
+    p = sub.add_parser("stats", help="what the library holds")
+    p.add_argument("--json", action="store_true", help="print the counts as JSON")
+    sub.add_parser("verify", help="check that the index and the stored text agree")
+    sub.add_parser("demo", help="try it on the bundled samples")
+    sub.add_parser("self-test", help="the demo, checked")
+    return parser
+
+
+def _ingest(library, args: argparse.Namespace) -> int:
+    queue = None if args.no_ocr else _attach_ocr(library)
+    passwords = {}
+    if args.password is not None:
+        for name in args.paths:
+            passwords[str(Path(name).expanduser().absolute())] = args.password
+            passwords[name] = args.password
+    quiet = args.json
+    report = library.pipeline.ingest_paths(
+        args.paths, progress=None if quiet else _progress, passwords=passwords
+    )
+    ocr_report = _run_ocr(library, queue, quiet=quiet)
+    failed = report.by_status("failed")
+    ocr_done = ocr_report.by_status("indexed") if ocr_report is not None else []
+    if args.json:
+        cli_output.print_json(
+            {
+                "files": [
+                    {"path": f.path, "status": f.status, "chunks": f.chunks, "error": f.error}
+                    for f in report.files
+                ],
+                "ocr": [
+                    {"path": j.path, "status": j.status, "pages_read": j.pages_read}
+                    for j in (ocr_report.jobs if ocr_report is not None else [])
+                ],
+            }
+        )
+    else:
+        line = (
+            f"{len(report.by_status('indexed'))} indexed, "
+            f"{len(report.by_status('unchanged'))} unchanged, {len(failed)} failed"
+        )
+        if ocr_report is not None:
+            line += f", {len(ocr_done)} read by OCR"
+        elif report.by_status("ocr_queued"):
+            line += f", {len(report.by_status('ocr_queued'))} scanned (OCR off)"
+        print(line)
+        if any(f.error_kind == "password_required" for f in failed):
+            print("Locked files: run the command again with --password PASSWORD.")
+    return 1 if failed else 0
+
+
+def _stats(library, args: argparse.Namespace) -> int:
+    stats = library.pipeline.stats()
+    if args.json:
+        cli_output.print_json(stats)
+        return 0
+    print(f"{stats['documents']} documents, {stats['chunks']} passages")
+    for kind, count in sorted(stats["formats"].items(), key=lambda kv: (-kv[1], kv[0])):
+        print(f"  {count:>6}  {kind}")
+    print(f"Embedding model: {stats['embedding_model']}")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the ``agentmaker`` console command."""
+    args = _parser().parse_args(argv)
     if args.command in ("demo", "self-test"):
         return _demo(check=args.command == "self-test")
-    path = Path(args.library) if args.library else default_library_path()
+    path = Path(args.library).expanduser() if args.library else default_library_path()
     try:
+        _check_library_path(path, explicit=args.library is not None, create=args.create)
         library = _open(path, args)
     except AgentmakerError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     try:
         if args.command == "ingest":
-            report = library.pipeline.ingest_paths(args.paths, progress=_progress)
-            failed = report.by_status("failed")
-            print(
-                f"{len(report.by_status('indexed'))} indexed, "
-                f"{len(report.by_status('unchanged'))} unchanged, {len(failed)} failed"
-            )
-            return 1 if failed else 0
+            return _ingest(library, args)
         if args.command == "search":
-            for n, hit in enumerate(library.rag.retrieve(args.query, top_k=args.k), start=1):
-                meta = hit.metadata
-                where = f"p. {meta['page']}" if meta.get("page") else meta.get("heading_path", "")
-                print(f"[{n}] {meta.get('title', '')} {where}\n    {hit.content[:300]!r}")
+            hits = library.rag.retrieve(args.query, top_k=args.k)
+            cli_output.print_hits(hits, as_json=args.json)
             return 0
         if args.command == "ask":
-            _print_answer(asyncio.run(library.rag.ask(args.question)))
+            result = asyncio.run(library.rag.ask(args.question))
+            cli_output.print_answer(result, as_json=args.json)
             return 0
         if args.command == "stats":
-            print(json.dumps(library.pipeline.stats(), indent=2, ensure_ascii=False))
-            return 0
+            return _stats(library, args)
         if args.command == "verify":
             report = library.pipeline.verify()
             print("consistent" if report.ok else json.dumps(report.__dict__, indent=2))

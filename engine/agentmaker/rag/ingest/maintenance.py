@@ -134,7 +134,9 @@ def stats(pipeline: PipelineSteps) -> dict[str, Any]:
     docs = pipeline.source_store.list_documents()
     formats: dict[str, int] = {}
     for info in docs:
-        formats[info.format] = formats.get(info.format, 0) + 1
+        # The file's own type (docx, html), not the splitter it went through (md).
+        kind = str(info.metadata.get("source_format") or info.format)
+        formats[kind] = formats.get(kind, 0) + 1
     return {
         "documents": len(docs),
         "chunks": pipeline.source_store.count_chunks(),

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from agentmaker.background import STOP_GRACE_S, finish_in_thread
-from agentmaker.errors import EmptyDocumentError
+from agentmaker.errors import EmptyDocumentError, NoTextLayerError
 from agentmaker.rag.chunking.split import ChunkingConfig, split_document
 from agentmaker.rag.documents import Chunk, Document
 from agentmaker.rag.ingest import batch_run, maintenance
@@ -271,9 +271,29 @@ class IngestionPipeline:
     def ingest_file(
         self, path: str | os.PathLike[str], *, password: str | None = None
     ) -> IngestReport:
-        """Read a file, split it and index it; its doc_id derives from its absolute path."""
-        doc = self.read_file(Path(path), password)
+        """Read a file, split it and index it; its doc_id derives from its absolute path.
+
+        A scan (no text layer) goes to the OCR queue when one is attached (the report
+        says ``ocr_queued``); without one it raises :class:`NoTextLayerError`.
+        """
+        file = Path(path)
+        if self.ocr is not None and file.suffix.lower() in self.ocr.extensions:
+            return self._queue_for_ocr(file)
+        try:
+            doc = self.read_file(file, password)
+        except NoTextLayerError:
+            if self.ocr is None:
+                raise
+            return self._queue_for_ocr(file)
         return self.ingest_document(doc)
+
+    def _queue_for_ocr(self, file: Path) -> IngestReport:
+        assert self.ocr is not None
+        doc_id = doc_id_for_path(file)
+        self.ocr.schedule(file, doc_id, None)
+        return IngestReport(
+            doc_id, 0, False, file.name, os.path.realpath(file), ["queued for OCR"], True
+        )
 
     def read_file(self, path: Path, password: str | None) -> Document:
         """Read one file into a document (typed errors for bad files)."""

@@ -34,6 +34,8 @@ class IngestReport:
     title: str = ""
     source: str = ""
     warnings: list[str] = field(default_factory=list)
+    #: The file is a scan: it waits in the OCR queue (``chunks == 0`` until it is read).
+    ocr_queued: bool = False
 
 
 class OcrScheduler(Protocol):
