@@ -6,6 +6,7 @@ import argparse
 import asyncio
 import json
 import os
+import re
 import sys
 import tempfile
 from pathlib import Path
@@ -129,7 +130,7 @@ def _demo(check: bool) -> int:
     problems = []
     if not report.by_status("indexed"):
         problems.append("no sample document was indexed")
-    if not result.sources or "[1]" not in result.answer:
+    if not result.sources or not re.search(r"\[\d+\]", result.answer):
         problems.append("the answer has no citation")
     if not hits or "offline" not in hits[0].content.lower():
         problems.append("search did not find the privacy passage")

@@ -87,7 +87,8 @@ def test_the_cli_takes_arguments_that_are_not_utf8(tmp_path: Path) -> None:
         os.environ,
         PYTHONPATH=os.pathsep.join([str(REPO / "engine"), os.environ.get("PYTHONPATH", "")]),
     )
-    base = [sys.executable, "-m", "agentmaker.cli", "--library", str(tmp_path / "lib.sqlite")]
+    library = str(tmp_path / "lib.sqlite")
+    base = [sys.executable, "-m", "agentmaker.cli", "--library", library, "--create"]
 
     def run(*args: bytes | str) -> subprocess.CompletedProcess[bytes]:
         return subprocess.run([*base, *args], env=env, capture_output=True, timeout=300)

@@ -97,12 +97,18 @@ def _one_line(text: str, limit: int = 90) -> str:
 
 
 def document_title(info: Any) -> str:
-    """A document's title, else its file name, else its id."""
-    title = (getattr(info, "title", "") or "").strip()
-    if title:
-        return title
+    """How a document is named everywhere: its file name (what people saved it as; two
+    documents often share a first heading), else its title, else its id."""
     source = getattr(info, "source", "") or ""
-    return Path(source).name or source or getattr(info, "doc_id", "")
+    title = (getattr(info, "title", "") or "").strip()
+    return Path(source).name or title or source or getattr(info, "doc_id", "")
+
+
+def document_subtitle(info: Any) -> str:
+    """The document's own title when it says more than the file name ("" otherwise)."""
+    title = " ".join((getattr(info, "title", "") or "").split())
+    name = Path(getattr(info, "source", "") or "").name
+    return title if title and title not in (name, Path(name).stem) else ""
 
 
 class ChunkTreeModel(QAbstractItemModel):
@@ -338,7 +344,8 @@ class ChunkTreeModel(QAbstractItemModel):
     def _matches(self, info: Any) -> bool:
         if not self._filter:
             return True
-        haystack = f"{document_title(info)}\n{getattr(info, 'source', '')}".casefold()
+        title = getattr(info, "title", "") or ""
+        haystack = f"{document_title(info)}\n{title}\n{getattr(info, 'source', '')}".casefold()
         return self._filter in haystack
 
     def _node(self, index: QModelIndex | QPersistentModelIndex) -> _Node:
@@ -435,7 +442,9 @@ class ChunkTreeModel(QAbstractItemModel):
         if node.kind == NodeKind.DOCUMENT:
             info = node.payload
             count = getattr(info, "chunk_count", 0)
-            return "<p>{}<br>{}</p>".format(
+            subtitle = document_subtitle(info)
+            return "<p>{}{}<br>{}</p>".format(
+                f"<b>{html.escape(subtitle)}</b><br>" if subtitle else "",
                 html.escape(getattr(info, "source", "") or ""),
                 html.escape(self.tr("{count} passages").format(count=count)),
             )

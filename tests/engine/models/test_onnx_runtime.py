@@ -35,7 +35,7 @@ from pathlib import Path
 from agentmaker.cli import main
 
 library, notes, scan = sys.argv[1:4]
-assert main(["--library", library, "ingest", notes]) == 0
+assert main(["--library", library, "--create", "ingest", notes]) == 0
 assert main(["--library", library, "search", "how do I"]) == 0
 assert main(["--library", library, "ask", "How do I install it?"]) == 0
 from agentmaker.ocr import OcrEngine

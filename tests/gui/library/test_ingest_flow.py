@@ -11,7 +11,7 @@ from agentmaker.rag.ingest.reader_process import ReaderProcess
 from agentmaker.rag.source_store import SourceStore
 from agentmaker_desk.library.chunk_tree_model import ChunkTreeModel, Roles
 from agentmaker_desk.settings.password_dialog import PasswordDialog
-from PySide6.QtCore import QModelIndex, QTimer
+from PySide6.QtCore import QModelIndex, Qt, QTimer
 from PySide6.QtWidgets import QApplication
 
 from tests.gui.helpers import drop_files
@@ -38,10 +38,11 @@ def test_dropping_files_and_folders_ingests_them_and_shows_headings(
     assert desk.stack.currentWidget() is desk.main_splitter
     model = desk.browser.model
     titles = {model.index(r, 0).data() for r in range(model.rowCount())}
-    assert titles == {"Commands", "FAQ"}
+    assert titles == {"cli.md", "faq.md"}  # file names; the first heading is the tooltip
     cli = next(
-        model.index(r, 0) for r in range(model.rowCount()) if model.index(r, 0).data() == "Commands"
+        model.index(r, 0) for r in range(model.rowCount()) if model.index(r, 0).data() == "cli.md"
     )
+    assert "<b>Commands</b>" in cli.data(Qt.ItemDataRole.ToolTipRole)
     headings = _headings(model, qloop, cli)
     assert "Commands > add > Options" in headings
     # The view expands lazily too: expanding a heading loads its chunks.

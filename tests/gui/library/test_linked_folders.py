@@ -7,6 +7,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+from agentmaker_desk.library.chunk_tree_model import Roles
 from agentmaker_desk.settings.password_dialog import PasswordDialog
 from PySide6.QtWidgets import QApplication, QFileDialog, QMessageBox, QPushButton
 
@@ -14,8 +15,9 @@ from tests.gui.helpers import drop_files
 
 
 def _titles(window) -> set[str]:
+    """The documents the tree lists, by their own titles (the rows show file names)."""
     model = window.browser.model
-    return {model.index(r, 0).data() for r in range(model.rowCount())}
+    return {model.index(r, 0).data(Roles.PAYLOAD).title for r in range(model.rowCount())}
 
 
 def _notes(tmp_path: Path) -> Path:

@@ -180,7 +180,7 @@ def _soft_wrap(previous: str, line: str) -> bool:
     well-known Anna Pavlovna / Scherer, maid of honor").
     """
     last, first = previous[-1], line[0]
-    mid_sentence = (last.isalpha() and last.islower()) or last in ",;-("
+    mid_sentence = (last.isalpha() and last.islower()) or last in ",;:-("
     if mid_sentence and (first.islower() or first.isdigit() or first in "(\"'“"):
         return True
     return len(previous) >= WRAP_WIDTH and (last.isalnum() or last in ",;-") and first.isalnum()
@@ -214,11 +214,19 @@ def passage_sentences(text: str) -> list[Sentence]:
     """The sentences of a passage (see :func:`split_sentences`) with what quoting needs.
 
     A chunk cut by token count can begin mid-sentence; its first sentence is then a
-    fragment (it starts with a lowercase letter or a continuing punctuation mark).
+    fragment (the passage begins with it, and it starts with a lowercase letter or a
+    continuing punctuation mark).
     """
     out = []
+    # Only a passage that *begins* with the sentence can have been cut before it; one
+    # that begins with a heading starts a section ("agentmaker Desk answers…" is whole).
+    opening = _normalise(text)[:40]
     for index, sentence in enumerate(split_sentences(text)):
-        fragment = index == 0 and (sentence[:1].islower() or sentence[:1] in ",;:)]")
+        fragment = (
+            index == 0
+            and opening.startswith(sentence[: len(opening)])
+            and (sentence[:1].islower() or sentence[:1] in ",;:)]")
+        )
         display = _normalise(render_markdown(sentence))
         if _has_words(display):
             out.append(Sentence(sentence, display, fragment))
