@@ -31,6 +31,7 @@ from agentmaker_desk.settings.dialog import SettingsDialog
 from agentmaker_desk.settings.password_flow import PasswordFlow
 from agentmaker_desk.settings.settings import ApiKeyStore, DeskSettings, SettingsStore
 from agentmaker_desk.widgets.activity_bar import ActivityBar
+from agentmaker_desk.widgets.drop_overlay import DropOverlay
 from agentmaker_desk.widgets.empty_state import EmptyLibraryView
 from agentmaker_desk.widgets.icons import icon
 from agentmaker_desk.window_actions import build_actions
@@ -146,6 +147,7 @@ class MainWindow(QMainWindow):
         self.browser.removeRequested.connect(self.confirm_remove)
         self.browser.reindexRequested.connect(self.reindex)
         self.empty_view.addRequested.connect(self.add_files)
+        self.empty_view.addFolderRequested.connect(self.add_folder)
         self.ingest_panel.cancelRequested.connect(self.bridge.cancel_ingest)
         self.ingest_panel.ocrCancelRequested.connect(self.bridge.ocr.cancel)
         self.ingest_panel.retryRequested.connect(self.add_paths)
@@ -194,6 +196,7 @@ class MainWindow(QMainWindow):
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:
         if local_paths(event.mimeData()):
             event.acceptProposedAction()
+            self.drop_overlay.show_over_parent()
         else:
             event.ignore()
 
@@ -201,11 +204,36 @@ class MainWindow(QMainWindow):
         if local_paths(event.mimeData()):
             event.acceptProposedAction()
 
+    def dragLeaveEvent(self, event: Any) -> None:
+        self.drop_overlay.hide()
+
     def dropEvent(self, event: QDropEvent) -> None:
+        self.drop_overlay.hide()
         paths = local_paths(event.mimeData())
         if paths:
             event.acceptProposedAction()
             self.add_paths(paths)
+
+    @property
+    def drop_overlay(self) -> DropOverlay:
+        """The highlight over the window while files are dragged over it."""
+        overlay = getattr(self, "_drop_overlay", None)
+        if overlay is None:
+            overlay = self._drop_overlay = DropOverlay(self.centralWidget() or self)
+        return overlay
+
+    def _start_folder(self) -> str:
+        """Where file dialogs open: the last folder files were added from, else home."""
+        last = self.settings.last_folder
+        return last if last and Path(last).is_dir() else str(Path.home())
+
+    def _remember_folder(self, paths: list[str]) -> None:
+        if paths:
+            first = Path(paths[0])
+            folder = str(first if first.is_dir() else first.parent)
+            if folder != self.settings.last_folder:
+                self.settings.last_folder = folder
+                self.store.save(self.settings)
 
     def add_paths(self, paths: list[str], passwords: dict[str, str] | None = None) -> Any:
         """Add files and folders to the library (in the background); for folders not
@@ -239,6 +267,8 @@ class MainWindow(QMainWindow):
                 self.tr("All files (*)"),
             ]
         )
+        dialog.setDirectory(self._start_folder())
+        dialog.filesSelected.connect(self._remember_folder)
         dialog.filesSelected.connect(self.add_paths)
         self._open_dialog(dialog)
 
@@ -247,6 +277,8 @@ class MainWindow(QMainWindow):
         dialog = QFileDialog(self, self.tr("Add a folder to the library"))
         dialog.setFileMode(QFileDialog.FileMode.Directory)
         dialog.setOption(QFileDialog.Option.ShowDirsOnly, True)
+        dialog.setDirectory(self._start_folder())
+        dialog.fileSelected.connect(lambda path: self._remember_folder([str(Path(path).parent)]))
         dialog.fileSelected.connect(lambda path: self.add_paths([path]))
         self._open_dialog(dialog)
 
@@ -256,6 +288,7 @@ class MainWindow(QMainWindow):
         dialog.setFileMode(QFileDialog.FileMode.AnyFile)
         dialog.setNameFilters([self.tr("Libraries (*.agentmaker.sqlite *.sqlite)")])
         dialog.setDefaultSuffix("agentmaker.sqlite")
+        dialog.setDirectory(self._start_folder())
         dialog.fileSelected.connect(self.open_library)
         self._open_dialog(dialog)
 

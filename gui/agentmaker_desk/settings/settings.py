@@ -80,6 +80,7 @@ class DeskSettings:
     retrieval: RetrievalOptions = field(default_factory=RetrievalOptions)
     language: str = "system"
     last_library: str = ""
+    last_folder: str = ""  # where "Add files…" last picked from (file dialogs open there)
     ocr: bool = True  # read scanned pages and pictures
 
 
@@ -133,6 +134,7 @@ class SettingsStore:
             ),
             language=str(s.value("ui/language", "system")),
             last_library=str(s.value("library/last", "")),
+            last_folder=str(s.value("library/last-folder", "")),
             ocr=_bool(s.value("documents/ocr"), True),
         )
 
@@ -154,6 +156,7 @@ class SettingsStore:
         s.setValue("retrieval/heading_context", r.heading_context)
         s.setValue("ui/language", settings.language)
         s.setValue("library/last", settings.last_library)
+        s.setValue("library/last-folder", settings.last_folder)
         s.setValue("documents/ocr", settings.ocr)
         s.sync()
 

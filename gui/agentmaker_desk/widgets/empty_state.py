@@ -4,15 +4,16 @@ from __future__ import annotations
 
 from PySide6.QtCore import QSize, Qt, Signal
 from PySide6.QtGui import QPalette
-from PySide6.QtWidgets import QFrame, QLabel, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from agentmaker_desk.widgets.icons import icon
 
 
 class EmptyLibraryView(QFrame):
-    """ "Drop files or folders here, or click Add…" with an Add button."""
+    """ "Drop files or folders here, or click Add files… or Add folder…" with an Add button."""
 
     addRequested = Signal()
+    addFolderRequested = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -29,7 +30,9 @@ class EmptyLibraryView(QFrame):
         font.setBold(True)
         self.headline.setFont(font)
         self.headline.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.message = QLabel(self.tr("Drop files or folders here, or click Add…"), self)
+        self.message = QLabel(
+            self.tr("Drop files or folders here, or click Add files… or Add folder…"), self
+        )
         self.message.setObjectName("emptyMessage")
         self.message.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.message.setWordWrap(True)
@@ -48,6 +51,16 @@ class EmptyLibraryView(QFrame):
         self.add_button.setIconSize(QSize(20, 20))
         self.add_button.setMinimumHeight(36)
         self.add_button.clicked.connect(self.addRequested)
+        self.add_folder_button = QPushButton(icon("folder"), self.tr("Add folder…"), self)
+        self.add_folder_button.setObjectName("emptyAddFolderButton")
+        self.add_folder_button.setIconSize(QSize(20, 20))
+        self.add_folder_button.setMinimumHeight(36)
+        self.add_folder_button.clicked.connect(self.addFolderRequested)
+        buttons = QHBoxLayout()
+        buttons.addStretch(1)
+        buttons.addWidget(self.add_button)
+        buttons.addWidget(self.add_folder_button)
+        buttons.addStretch(1)
         layout = QVBoxLayout(self)
         layout.addStretch(2)
         layout.addWidget(picture)
@@ -55,7 +68,7 @@ class EmptyLibraryView(QFrame):
         layout.addWidget(self.headline)
         layout.addWidget(self.message)
         layout.addSpacing(12)
-        layout.addWidget(self.add_button, 0, Qt.AlignmentFlag.AlignHCenter)
+        layout.addLayout(buttons)
         layout.addSpacing(12)
         layout.addWidget(self.hint)
         layout.addStretch(3)
