@@ -12,6 +12,10 @@ import pytest
 from tests.paths import REPO
 
 SCRIPT = REPO / "scripts" / "qt_xcb_deps.sh"
+pytestmark = pytest.mark.skipif(
+    not (REPO / ".venv" / "bin" / "python").exists(),
+    reason="the script inspects the Qt of the checkout's .venv (made by scripts/setup.sh)",
+)
 
 
 def _fake_tools(bin_dir: Path, ldd_output: str, ldconfig_output: str) -> dict[str, str]:

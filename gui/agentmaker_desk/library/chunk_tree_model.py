@@ -444,7 +444,7 @@ class ChunkTreeModel(QAbstractItemModel):
             count = getattr(info, "chunk_count", 0)
             subtitle = document_subtitle(info)
             return "<p>{}{}<br>{}</p>".format(
-                f"<b>{html.escape(subtitle)}</b><br>" if subtitle else "",
+                f"{html.escape(subtitle)}<br>" if subtitle else "",
                 html.escape(getattr(info, "source", "") or ""),
                 html.escape(self.tr("{count} passages").format(count=count)),
             )

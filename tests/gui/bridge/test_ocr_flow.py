@@ -19,8 +19,9 @@ from tests.gui.helpers import StubOcrEngine, drop_files, make_scan
 
 
 def _titles(window) -> set[str]:
+    """The documents the tree lists, by their own titles (the rows show file names)."""
     model = window.browser.model
-    return {model.index(r, 0).data() for r in range(model.rowCount())}
+    return {model.index(r, 0).data(Roles.PAYLOAD).title for r in range(model.rowCount())}
 
 
 def test_a_dropped_scan_waits_for_ocr_is_read_page_by_page_and_cited_as_ocr(

@@ -42,7 +42,7 @@ def test_dropping_files_and_folders_ingests_them_and_shows_headings(
     cli = next(
         model.index(r, 0) for r in range(model.rowCount()) if model.index(r, 0).data() == "cli.md"
     )
-    assert "<b>Commands</b>" in cli.data(Qt.ItemDataRole.ToolTipRole)
+    assert cli.data(Qt.ItemDataRole.ToolTipRole).startswith("<p>Commands<br>")
     headings = _headings(model, qloop, cli)
     assert "Commands > add > Options" in headings
     # The view expands lazily too: expanding a heading loads its chunks.
