@@ -26,6 +26,12 @@ class Document:
     - ``front_matter``: YAML front matter of Markdown, as a dict of strings.
     - ``warnings``: list of plain-language notes about what the reader did
       (e.g. "decoded as cp1252", "2 form fields indexed").
+    - ``sections``: ``[[start, end, info], ...]`` for documents made of parts cited
+      on their own (the messages of a mailbox); ``info`` holds the part's
+      ``location``, ``heading`` and metadata its chunks carry.
+
+    ``attachments`` are documents read from files inside this one (an e-mail's
+    attachments): the pipeline indexes each as its own document linked to this one.
     """
 
     content: str
@@ -34,6 +40,7 @@ class Document:
     source: str = ""
     format: str = "txt"
     metadata: dict[str, Any] = field(default_factory=dict)
+    attachments: list[Document] = field(default_factory=list, repr=False)
 
     @property
     def fingerprint(self) -> str:
