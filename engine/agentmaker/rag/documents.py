@@ -8,6 +8,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 HEADING_SEPARATOR = " > "
+#: Filterable fields of e-mail (and their attachments): sender address, recipient
+#: addresses (comma-separated), the day sent (``YYYY-MM-DD``).
+MAIL_FIELDS = ("mail_from", "mail_to", "mail_date")
 
 
 def _new_doc_id() -> str:

@@ -20,7 +20,7 @@ from typing import Any
 MAX_CHARS = 64 * 1024 * 1024
 #: Cells per row kept; beyond this a row is cut (16,384 columns exist, are never filled).
 MAX_COLUMNS = 1024
-ROW_LINE = re.compile(r"^\[row (\d+)\] ", re.M)
+
 _NUMBER = re.compile(r"^[-+]?[\d.,\s%€$£¥]+$")
 
 Cell = tuple[str, bool]
