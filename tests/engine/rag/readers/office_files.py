@@ -224,6 +224,7 @@ def lunch_message() -> EmailMessage:
 
 def make_mbox(path: Path, attachment: bytes | None = None) -> Path:
     """An mbox holding the budget message (with its attachment) and the lunch message."""
+    path.unlink(missing_ok=True)  # mailbox.mbox appends to an existing file
     box = mailbox.mbox(str(path))
     try:
         box.add(budget_message(attachment))
