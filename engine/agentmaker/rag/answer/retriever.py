@@ -36,6 +36,7 @@ _SCORE_KEYS = (
     "bm25",
     "vector_similarity",
     "record",
+    "records",
     "location",
     "sheet",
     "row",
