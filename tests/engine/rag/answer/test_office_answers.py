@@ -18,7 +18,7 @@ from agentmaker.library import Library
 from agentmaker.retrieval.types import MetadataFilter
 from agentmaker.testing import FakeEmbedder, ScriptedLLM
 
-from .readers.office_files import make_mbox, make_pptx, make_xlsx
+from ..readers.office_files import make_mbox, make_pptx, make_xlsx
 
 
 @pytest.fixture
