@@ -2,7 +2,9 @@
 
 extract-msg reads the OLE2 compound file; here its message becomes the same
 ``Message`` the .eml and .mbox readers produce. An HTML-only body goes through the
-HTML reader like any other.
+HTML reader like any other. extract-msg is GPL-licensed, so it is an optional
+dependency (the ``outlook`` extra): without it a .msg file gets a plain message
+saying what to install.
 """
 
 from __future__ import annotations
@@ -12,7 +14,12 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from agentmaker.errors import CorruptDocumentError, FormatMismatchError, PasswordRequiredError
+from agentmaker.errors import (
+    CorruptDocumentError,
+    FormatMismatchError,
+    PasswordRequiredError,
+    UnsupportedFormatError,
+)
 from agentmaker.rag.documents import Document
 from agentmaker.rag.readers.html import html_to_markdown
 from agentmaker.rag.readers.mail import Attachment, MailDocumentBuilder, Message
@@ -27,8 +34,16 @@ def _addresses(value: Any) -> str:
 
 
 def _open(path: Path) -> Any:
-    import extract_msg
-    from extract_msg.exceptions import InvalidFileFormatError, UnrecognizedMSGTypeError
+    try:
+        import extract_msg
+        from extract_msg.exceptions import InvalidFileFormatError, UnrecognizedMSGTypeError
+    except ImportError:
+        raise UnsupportedFormatError(
+            "is an Outlook message; reading .msg files needs the optional package "
+            "extract-msg (pip install 'agentmaker-desk[outlook]'). Or save the message "
+            "from Outlook as .eml.",
+            path,
+        ) from None
 
     try:
         return extract_msg.openMsg(str(path), strict=False)
