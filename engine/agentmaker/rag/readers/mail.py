@@ -22,6 +22,7 @@ import mailbox
 import os
 import re
 import tempfile
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from datetime import datetime
 from email.message import EmailMessage
@@ -39,6 +40,9 @@ MAX_ATTACHMENTS = 50
 MAX_ATTACHMENT_BYTES = 64 * 1024 * 1024
 _SAFE_NAME = re.compile(r"[^\w.\- ]+")
 _DEMOTE = re.compile(r"^(#{1,5}) ", re.M)
+# True while an attachment is being read: an attached message's own attachments are
+# not read, so a message nested a thousand times costs one level, not a thousand.
+_IN_ATTACHMENT: ContextVar[bool] = ContextVar("in_attachment", default=False)
 
 
 @dataclass
@@ -192,6 +196,8 @@ class MailDocumentBuilder:
     def _read_attachments(self, message: Message, info: dict[str, str]) -> None:
         from agentmaker.rag.readers import SUPPORTED_EXTENSIONS, read_file
 
+        if _IN_ATTACHMENT.get():
+            return
         total = 0
         for attachment in message.attachments[:MAX_ATTACHMENTS]:
             suffix = Path(attachment.name).suffix.lower()
@@ -208,6 +214,7 @@ class MailDocumentBuilder:
             with tempfile.TemporaryDirectory(prefix="agentmaker-mail-") as folder:
                 file = Path(folder) / safe
                 file.write_bytes(attachment.data)
+                token = _IN_ATTACHMENT.set(True)
                 try:
                     doc = read_file(file, max_bytes=MAX_ATTACHMENT_BYTES)
                 except DocumentError as exc:
@@ -216,7 +223,8 @@ class MailDocumentBuilder:
                         f"be read: {exc.reason}"
                     )
                     continue
-            doc.attachments = []  # one level: an attached message's own files are not read
+                finally:
+                    _IN_ATTACHMENT.reset(token)
             doc.title = f"{attachment.name} (attached to {message.location})"
             doc.metadata.update(
                 {

@@ -82,6 +82,7 @@ class SheetWriter:
         self.spans: list[list[Any]] = []
         self.sheets: list[str] = []
         self.truncated_at: tuple[str, int] | None = None
+        self.wide_rows = 0
         self._sheet: _Sheet | None = None
 
     @property
@@ -106,6 +107,8 @@ class SheetWriter:
         sheet = self._sheet
         if sheet is None or self.full or not any(c is not None for c in cells):
             return
+        if len(cells) > MAX_COLUMNS and any(c is not None for c in cells[MAX_COLUMNS:]):
+            self.wide_rows += 1
         cells = cells[:MAX_COLUMNS]
         if not sheet.decided:
             sheet.pending.append((number, cells))
@@ -165,6 +168,11 @@ class SheetWriter:
             notes.append(
                 f"The workbook holds more text than can be indexed ({MAX_CHARS // 1024**2} MB); "
                 f"reading stopped at sheet '{name}', row {number}. Split it into smaller files."
+            )
+        if self.wide_rows:
+            notes.append(
+                f"{self.wide_rows} row(s) have values beyond column {MAX_COLUMNS}; "
+                "those cells were not indexed."
             )
         empty = [span[2] for span in self.spans if not span[3]]
         if empty:

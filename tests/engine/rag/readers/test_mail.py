@@ -94,3 +94,21 @@ def test_msg_content_checked(tmp_path: Path) -> None:
     renamed = shutil.copy(other_ole, tmp_path / "enc.msg")
     with pytest.raises(FormatMismatchError, match="not an Outlook message"):
         read_file(renamed)
+
+
+def test_forwarded_message_is_read_one_level_deep(tmp_path: Path) -> None:
+    from .office_files import budget_message, lunch_message
+
+    workbook = make_xlsx(tmp_path / "budget.xlsx").read_bytes()
+    inner = budget_message(attachment=workbook)
+    for _ in range(20):  # a message forwarded as an attachment, twenty times over
+        outer = lunch_message()
+        outer.add_attachment(inner)
+        inner = outer
+    path = tmp_path / "forwarded.eml"
+    path.write_bytes(inner.as_bytes())
+    doc = read_file(path)
+    (attached,) = doc.attachments
+    assert attached.metadata["source_format"] == "eml"
+    assert attached.attachments == []  # its own attachment was not read
+    assert "Blue Whale" in attached.content
