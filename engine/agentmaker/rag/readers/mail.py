@@ -139,6 +139,8 @@ def message_from_email(msg: EmailMessage) -> Message:
 
 def parse_eml(data: bytes) -> EmailMessage:
     """Parse the bytes of one RFC 5322 message."""
+    if data.startswith(b"From "):  # an mbox "From_" line, as some programs save .eml
+        data = data.split(b"\n", 1)[1] if b"\n" in data else b""
     parsed = email.message_from_bytes(data, policy=email.policy.default)
     assert isinstance(parsed, EmailMessage)
     return parsed

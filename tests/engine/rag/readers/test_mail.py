@@ -66,6 +66,11 @@ def test_eml_one_message_is_filterable_as_a_whole(tmp_path: Path) -> None:
     assert doc.metadata["mail_from"] == "bob@example.org"
     assert doc.metadata["mail_to"] == "ana@example.org"
     assert doc.metadata["mail_date"] == "2026-03-03"
+    # some programs save one message with the mbox "From " line in front
+    with_from = tmp_path / "from-line.eml"
+    original = Path(doc.source).read_bytes()
+    with_from.write_bytes(b"From bob@example.org Tue Mar  3 12:00:00 2026\n" + original)
+    assert read_file(with_from).title == "Team lunch"
 
 
 def test_not_mail_is_refused(tmp_path: Path) -> None:
