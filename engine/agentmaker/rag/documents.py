@@ -22,10 +22,13 @@ class Document:
     """One source document.
 
     ``format`` picks the splitter: ``md``, ``txt``, ``json``, ``jsonl``, ``csv``,
-    ``pdf``, ``docx``, ``html``, ``epub``. Readers may put structure in ``metadata``:
+    ``pdf`` (paged; presentations too), ``sheet`` (spreadsheet rows), ``mail``
+    (messages), ``docx``, ``html``, ``epub``. Readers may put structure in ``metadata``:
 
     - ``page_spans``: ``[[start, end, page_number, page_label], ...]`` character
-      ranges of ``content`` per physical page (1-based), for paged formats.
+      ranges of ``content`` per physical page (1-based), for paged formats; with
+      ``page_unit = "slide"`` and ``page_titles`` for presentations.
+    - ``sheet_spans``: ``[[start, end, sheet name, rows], ...]`` for spreadsheets.
     - ``front_matter``: YAML front matter of Markdown, as a dict of strings.
     - ``warnings``: list of plain-language notes about what the reader did
       (e.g. "decoded as cp1252", "2 form fields indexed").
@@ -61,7 +64,9 @@ class Chunk:
 
     ``metadata`` carries ``start_char`` / ``end_char`` (offsets into the document's
     content, so a viewer can highlight the passage), and where known ``page``,
-    ``page_label``, ``record`` (row number or key path of structured data).
+    ``page_label``, ``record`` (row number or key path of structured data), and
+    ``location``: the place in the user's words where it is not a page ("slide 7",
+    "Sheet 'Budget', rows 2–40", a message's subject and date).
     """
 
     content: str
