@@ -34,6 +34,11 @@ LAZY_MODULES = (
     "pypdfium2",
     "pypdf",
     "docx",
+    "pptx",
+    "openpyxl",
+    "msoffcrypto",
+    "defusedxml.ElementTree",
+    "PIL.Image",
     "bs4",
     "charset_normalizer",
     "openai",
@@ -43,7 +48,7 @@ LAZY_MODULES = (
     "platformdirs",
 )
 #: Optional: reported when missing, never a failure (OCR is bundled only on request).
-OPTIONAL_MODULES = ("watchdog.observers", "rapidocr")
+OPTIONAL_MODULES = ("watchdog.observers", "rapidocr", "extract_msg")
 LIBRARY_SUFFIXES = (".agentmaker.sqlite", ".sqlite")
 GUI_MODULES = frozenset(
     {"PySide6.QtGui", "PySide6.QtWidgets", "PySide6.QtSvg", "qasync", "agentmaker_desk"}

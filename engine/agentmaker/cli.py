@@ -25,7 +25,8 @@ Ask your documents from a terminal. Everything stays on this computer.
                                  no language model is set up)
   agentmaker stats | verify      what the library holds / whether it is consistent
   agentmaker demo                index the bundled samples in a temporary library and ask
-  agentmaker self-test           the demo, checked; exits 1 on any failure
+  agentmaker self-test           the demo, checked, and one file of each office and e-mail
+                                 format read back; exits 1 on any failure
 
 The library is the app's own (in your user data folder) unless --library names another
 file; a file that does not exist yet is created only with --create. Add --json to
@@ -123,11 +124,18 @@ def _demo(check: bool) -> int:
             result = asyncio.run(library.rag.ask(question))
             _print_answer(result)
             hits = library.rag.retrieve("offline privacy language model server", top_k=3)
+            formats: list[str] = []
+            if check:
+                from agentmaker.format_samples import check_formats
+
+                samples = Path(folder) / "formats"
+                samples.mkdir()
+                formats = check_formats(library, samples)
         finally:
             library.close()
     if not check:
         return 0
-    problems = []
+    problems = list(formats)
     if not report.by_status("indexed"):
         problems.append("no sample document was indexed")
     if not result.sources or not re.search(r"\[\d+\]", result.answer):
@@ -174,7 +182,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print the counts as JSON")
     sub.add_parser("verify", help="check that the index and the stored text agree")
     sub.add_parser("demo", help="try it on the bundled samples")
-    sub.add_parser("self-test", help="the demo, checked")
+    sub.add_parser("self-test", help="the demo and the file formats, checked")
     return parser
 
 

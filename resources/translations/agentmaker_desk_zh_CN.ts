@@ -230,6 +230,21 @@
 <context>
     <name>ChunkTreeModel</name>
     <message>
+        <location filename="../../gui/agentmaker_desk/chunk_tree_model.py" line="1"/>
+        <source>slide {number}</source>
+        <translation>第 {number} 张幻灯片</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/chunk_tree_model.py" line="1"/>
+        <source>row {row}</source>
+        <translation>第 {row} 行</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/chunk_tree_model.py" line="1"/>
+        <source>rows {first}–{last}</source>
+        <translation>第 {first}–{last} 行</translation>
+    </message>
+    <message>
         <location filename="../../gui/agentmaker_desk/chunk_tree_model.py" line="248"/>
         <source>Documents</source>
         <extracomment>Rows inserted per fetchMore call. A loader runs ``work`` (possibly on a worker thread) and calls ``done`` with its result on the GUI thread. The invalid index (the model&apos;s root), shared as a default argument.</extracomment>
@@ -1311,6 +1326,26 @@ old-*.pdf</translation>
 </context>
 <context>
     <name>SourcesView</name>
+    <message>
+        <location filename="../../gui/agentmaker_desk/sources_view.py" line="1"/>
+        <source>slide {number}</source>
+        <translation>第 {number} 张幻灯片</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/sources_view.py" line="1"/>
+        <source>Sheet &apos;{sheet}&apos;, row {row}</source>
+        <translation>工作表“{sheet}”，第 {row} 行</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/sources_view.py" line="1"/>
+        <source>Sheet &apos;{sheet}&apos;, rows {first}–{last}</source>
+        <translation>工作表“{sheet}”，第 {first}–{last} 行</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/sources_view.py" line="1"/>
+        <source>Sheet &apos;{sheet}&apos;</source>
+        <translation>工作表“{sheet}”</translation>
+    </message>
     <message>
         <location filename="../../gui/agentmaker_desk/sources_view.py" line="22"/>
         <source>(untitled)</source>

@@ -47,6 +47,8 @@ def ocr_document(
         "page_spans": spans,
         "pages_without_text": [n for n in sorted(pages) if not texts.get(n)],
     }
+    if source_format == "pptx":  # a deck of picture-only slides: cited by slide
+        metadata["page_unit"] = "slide"
     return Document(content="".join(parts), title=path.stem, format="pdf", metadata=metadata)
 
 

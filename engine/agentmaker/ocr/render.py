@@ -27,7 +27,9 @@ DEFAULT_DPI = 150
 #: lower resolution instead of exhausting memory.
 MAX_SIDE = 4096
 
-IMAGE_EXTENSIONS = frozenset({".png", ".jpg", ".jpeg", ".tif", ".tiff"})
+IMAGE_EXTENSIONS = frozenset({".png", ".jpg", ".jpeg", ".tif", ".tiff", ".webp"})
+#: Presentations: OCR reads the largest picture of each picture-only slide.
+SLIDE_EXTENSIONS = frozenset({".pptx"})
 
 
 def is_image(path: Path) -> bool:
@@ -63,8 +65,20 @@ def _open_image(path: Path) -> Any:
         raise CorruptDocumentError(f"is not an image that can be read ({exc}).", path) from None
 
 
+def _is_slides(path: Path) -> bool:
+    return path.suffix.lower() in SLIDE_EXTENSIONS
+
+
+def _open_slides(path: Path) -> Any:
+    from agentmaker.rag.readers.pptx import open_presentation
+
+    return open_presentation(path)
+
+
 def page_count(path: Path) -> int:
-    """Number of pages of a PDF, or frames of an image (multi-page TIFF)."""
+    """Number of pages of a PDF, frames of an image (multi-page TIFF), slides of a deck."""
+    if _is_slides(path):
+        return len(_open_slides(path).slides)
     if is_image(path):
         with _open_image(path) as image:
             return int(getattr(image, "n_frames", 1) or 1)
@@ -77,7 +91,7 @@ def page_count(path: Path) -> int:
 
 def page_labels(path: Path) -> dict[int, str]:
     """Printed page labels of a PDF by page number (1-based); numbers for images."""
-    if is_image(path):
+    if is_image(path) or _is_slides(path):
         return {n: str(n) for n in range(1, page_count(path) + 1)}
     pdf = _open_pdf(path)
     try:
@@ -149,6 +163,9 @@ def render_pages(
     raises (``FileNotFoundError``, :class:`DocumentError`).
     """
     path = Path(path)
+    if _is_slides(path):
+        yield from _slide_pictures(path, pages)
+        return
     if is_image(path):
         with _open_image(path) as image:
             frames = int(getattr(image, "n_frames", 1) or 1)
@@ -184,3 +201,31 @@ def render_pages(
             yield number, image_bgr
     finally:
         pdf.close()
+
+
+def _slide_pictures(
+    path: Path, pages: list[int]
+) -> Generator[tuple[int, np.ndarray | DocumentError], None, None]:
+    """The largest picture of each slide in ``pages``, decoded for OCR."""
+    import io
+
+    from PIL import Image, UnidentifiedImageError
+
+    from agentmaker.rag.readers.pptx import slide_picture
+
+    presentation = _open_slides(path)
+    for number in pages:
+        blob = slide_picture(presentation, number)
+        if blob is None:
+            yield number, DocumentError(f"slide {number} has no picture to read.", path)
+            continue
+        try:
+            with Image.open(io.BytesIO(blob)) as image:
+                yield number, image_to_bgr(image)
+        except (UnidentifiedImageError, OSError, ValueError, Image.DecompressionBombError) as exc:
+            yield (
+                number,
+                CorruptDocumentError(
+                    f"the picture on slide {number} cannot be decoded ({exc}).", path
+                ),
+            )

@@ -331,7 +331,9 @@ _SOURCE_FORMATS = {
     ".jpeg": "jpeg",
     ".tif": "tiff",
     ".tiff": "tiff",
+    ".webp": "webp",
     ".pdf": "pdf",
+    ".pptx": "pptx",
 }
 
 

@@ -12,6 +12,7 @@ from agentmaker.rag.answer.query_transformers import (
     QueryTransformer,
 )
 from agentmaker.rag.chunking.split import ChunkingConfig
+from agentmaker.rag.documents import MAIL_FIELDS
 from agentmaker.rag.ingest.contextualizers import (
     Contextualizer,
     HeadingContextualizer,
@@ -30,7 +31,9 @@ class RagConfig:
     # Score fusion, not the spec's RRF: SciFact train nDCG@10 0.716 -> 0.741 end to end,
     # confirmed on held-out query halves (benchmarks/REPORT.md, section 1).
     retrieval: RetrievalConfig = field(default_factory=lambda: RetrievalConfig(fusion="score"))
-    metadata_columns: tuple[str, ...] = ("doc_id", "format")
+    # The mail fields are filterable (MetadataFilter("mail_from", ...)); a library built
+    # before they existed gets the columns added and filled on open (see SqliteItems).
+    metadata_columns: tuple[str, ...] = ("doc_id", "format", *MAIL_FIELDS)
     scope: Scope = field(default_factory=lambda: Scope(base="rag"))
     heading_context: bool = True
     llm_context: bool = False

@@ -8,6 +8,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 HEADING_SEPARATOR = " > "
+#: Filterable fields of e-mail (and their attachments): sender address, recipient
+#: addresses (comma-separated), the day sent (``YYYY-MM-DD``).
+MAIL_FIELDS = ("mail_from", "mail_to", "mail_date")
 
 
 def _new_doc_id() -> str:
@@ -19,13 +22,22 @@ class Document:
     """One source document.
 
     ``format`` picks the splitter: ``md``, ``txt``, ``json``, ``jsonl``, ``csv``,
-    ``pdf``, ``docx``, ``html``, ``epub``. Readers may put structure in ``metadata``:
+    ``pdf`` (paged; presentations too), ``sheet`` (spreadsheet rows), ``mail``
+    (messages), ``docx``, ``html``, ``epub``. Readers may put structure in ``metadata``:
 
     - ``page_spans``: ``[[start, end, page_number, page_label], ...]`` character
-      ranges of ``content`` per physical page (1-based), for paged formats.
+      ranges of ``content`` per physical page (1-based), for paged formats; with
+      ``page_unit = "slide"`` and ``page_titles`` for presentations.
+    - ``sheet_spans``: ``[[start, end, sheet name, rows], ...]`` for spreadsheets.
     - ``front_matter``: YAML front matter of Markdown, as a dict of strings.
     - ``warnings``: list of plain-language notes about what the reader did
       (e.g. "decoded as cp1252", "2 form fields indexed").
+    - ``sections``: ``[[start, end, info], ...]`` for documents made of parts cited
+      on their own (the messages of a mailbox); ``info`` holds the part's
+      ``location``, ``heading`` and metadata its chunks carry.
+
+    ``attachments`` are documents read from files inside this one (an e-mail's
+    attachments): the pipeline indexes each as its own document linked to this one.
     """
 
     content: str
@@ -34,6 +46,7 @@ class Document:
     source: str = ""
     format: str = "txt"
     metadata: dict[str, Any] = field(default_factory=dict)
+    attachments: list[Document] = field(default_factory=list, repr=False)
 
     @property
     def fingerprint(self) -> str:
@@ -51,7 +64,9 @@ class Chunk:
 
     ``metadata`` carries ``start_char`` / ``end_char`` (offsets into the document's
     content, so a viewer can highlight the passage), and where known ``page``,
-    ``page_label``, ``record`` (row number or key path of structured data).
+    ``page_label``, ``record`` (row number or key path of structured data), and
+    ``location``: the place in the user's words where it is not a page ("slide 7",
+    "Sheet 'Budget', rows 2–40", a message's subject and date).
     """
 
     content: str

@@ -146,6 +146,14 @@ class SourceStore:
                 ],
             )
 
+    def set_metadata_value(self, doc_id: str, key: str, value: Any) -> None:
+        """Set one key of a stored document's metadata (the rest is kept)."""
+        with self.db.transaction():
+            self.db.execute(
+                "UPDATE documents SET metadata = json_set(metadata, ?, json(?)) WHERE doc_id = ?",
+                (f"$.{key}", json.dumps(value, ensure_ascii=False, default=str), doc_id),
+            )
+
     def delete(self, doc_id: str) -> bool:
         """Remove a document and its chunks; False if it was not there."""
         with self.db.transaction():

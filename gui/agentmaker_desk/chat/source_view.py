@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from agentmaker_desk.chat.sources_view import page_text
+from agentmaker_desk.chat.sources_view import heading_beside, place_text
 from agentmaker_desk.widgets.icons import icon
 
 #: Documents longer than this are shown as a window around the passage.
@@ -150,10 +150,10 @@ class SourceView(QWidget):
         self._source_path = source_path or ""
         self.title_label.setText(title or Path(source_path).name or self.tr("(untitled)"))
         where = []
-        page = page_text(metadata.get("page"), metadata.get("page_label"))
-        if page:
-            where.append(page)
-        heading = getattr(chunk, "heading_path", "") or ""
+        place = place_text(metadata)
+        if place:
+            where.append(place)
+        heading = heading_beside(place, getattr(chunk, "heading_path", "") or "")
         if heading:
             where.append(heading)
         if source_path:

@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from agentmaker_desk.chat.sources_view import page_text
+from agentmaker_desk.chat.sources_view import heading_beside, place_text
 from agentmaker_desk.library.chunk_tree_model import (
     ChunkSource,
     ChunkTreeModel,
@@ -147,12 +147,12 @@ class ChunkBrowser(QWidget):
         if info is not None:
             source = getattr(info, "source", "") or ""
             parts.append(Path(source).name if source else document_title(info))
-        page = page_text(metadata.get("page"), metadata.get("page_label"))
-        if page:
-            parts.append(page)
+        place = place_text(metadata)
+        if place:
+            parts.append(place)
         if metadata.get("ocr"):
             parts.append(self.tr("read by OCR"))
-        heading = getattr(chunk, "heading_path", "") or ""
+        heading = heading_beside(place, getattr(chunk, "heading_path", "") or "")
         if heading:
             parts.append(heading)
         return " · ".join(parts)

@@ -433,7 +433,18 @@ class ChunkTreeModel(QAbstractItemModel):
         metadata = getattr(chunk, "metadata", None) or {}
         page = metadata.get("page")
         prefix = f"#{getattr(chunk, 'index', 0) + 1}"
-        if page not in (None, ""):
+        records = metadata.get("records")
+        if isinstance(metadata.get("slide"), int):
+            prefix += " · " + self.tr("slide {number}").format(number=metadata["slide"])
+        elif metadata.get("sheet") and isinstance(records, list) and records:
+            # the heading node above already names the sheet
+            if records[0] == records[-1]:
+                prefix += " · " + self.tr("row {row}").format(row=records[0])
+            else:
+                prefix += " · " + self.tr("rows {first}–{last}").format(
+                    first=records[0], last=records[-1]
+                )
+        elif page not in (None, ""):
             prefix += " · " + self.tr("p. {page}").format(page=metadata.get("page_label") or page)
         return f"{prefix}  {_one_line(getattr(chunk, 'content', ''))}"
 

@@ -45,7 +45,11 @@ class SourceRef:
 
     @property
     def location(self) -> str:
-        """Where the passage is, in words: "p. 4", a heading path, or ""."""
+        """Where the passage is, in words: "p. 4", "slide 7", "Sheet 'Budget', row 42",
+        a message's subject and date, a heading path, or ""."""
+        location = self.metadata.get("location")
+        if location:
+            return str(location)
         if self.page is not None:
             label = self.page_label if self.page_label and self.page_label != str(self.page) else ""
             return f"p. {self.page}" + (f" (printed {label})" if label else "")

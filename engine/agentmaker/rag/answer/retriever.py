@@ -12,6 +12,7 @@ from agentmaker.rag.answer.expanders import ChunkExpander
 from agentmaker.rag.answer.extractive import extractive_answer
 from agentmaker.rag.answer.prompting import NO_HITS_ANSWER, AskResult, SourceRef, build_messages
 from agentmaker.rag.answer.query_transformers import QueryTransformer
+from agentmaker.rag.chunking.located import focus_row
 from agentmaker.rag.source_store import SourceStore
 from agentmaker.retrieval.fusion import reciprocal_rank_fusion
 from agentmaker.retrieval.hybrid import HybridRetriever
@@ -35,6 +36,14 @@ _SCORE_KEYS = (
     "bm25",
     "vector_similarity",
     "record",
+    "records",
+    "location",
+    "sheet",
+    "row",
+    "slide",
+    "mail_from",
+    "mail_to",
+    "mail_date",
     "line",
     "window",
     "start_char",
@@ -185,10 +194,16 @@ class RagRetriever:
     # --- answers ------------------------------------------------------------
 
     @staticmethod
-    def _sources(hits: Sequence[RetrievalResult]) -> list[SourceRef]:
+    def _sources(hits: Sequence[RetrievalResult], question: str = "") -> list[SourceRef]:
         refs = []
         for n, hit in enumerate(hits, start=1):
             meta = hit.metadata
+            records = meta.get("records")
+            if meta.get("sheet") and isinstance(records, list) and records[0] != records[-1]:
+                row = focus_row(hit.content, question)  # cite the row, not "rows 2-40"
+                if row is not None:
+                    meta["row"] = row
+                    meta["location"] = f"Sheet '{meta['sheet']}', row {row}"
             refs.append(
                 SourceRef(
                     n=n,
@@ -264,7 +279,7 @@ class AnswerStream:
     async def _produce(self) -> AsyncGenerator[str, None]:
         rag = self._rag
         hits = await rag.aretrieve(self.question, top_k=self._top_k, filters=self._filters)
-        self.sources = rag._sources(hits)
+        self.sources = rag._sources(hits, self.question)
         if not hits:
             yield NO_HITS_ANSWER
             return

@@ -5,6 +5,9 @@ The splitter follows ``doc.format``:
 - ``md`` / ``markdown`` (and ``docx``, ``html``, ``epub``, whose readers may mark
   headings with ``#``): by heading section, keeping the full heading path;
 - ``pdf``: per page (``metadata["page_spans"]``), never across a page boundary;
+  presentations the same, per slide (``location`` "slide 7");
+- ``sheet``: spreadsheet rows grouped within a sheet ("Sheet 'Budget', row 42");
+- ``mail``: per message (``metadata["sections"]``), each split as Markdown;
 - ``json`` / ``jsonl`` / ``ndjson`` / ``csv`` / ``tsv``: by record;
 - anything else: plain text by paragraphs, sentences, words, then raw tokens.
 
@@ -16,6 +19,7 @@ data the content is the rendered record(s) and the offsets span the raw record t
 from __future__ import annotations
 
 from agentmaker.rag.chunking.config import ChunkingConfig
+from agentmaker.rag.chunking.located import label_slides, split_sections, split_sheets
 from agentmaker.rag.chunking.markdown import split_markdown
 from agentmaker.rag.chunking.structured import STRUCTURED_FORMATS, split_structured
 from agentmaker.rag.chunking.text import Piece, split_paged_text, split_text
@@ -40,7 +44,18 @@ def _pieces(doc: Document, config: ChunkingConfig) -> list[Piece]:
     if fmt == "pdf":
         paged = split_paged_text(text, config, doc.metadata.get("page_spans"))
         if paged is not None:
+            if doc.metadata.get("page_unit") == "slide":
+                return label_slides(paged, doc.metadata.get("page_titles"))
             return paged
+    if fmt == "sheet":
+        rows = split_sheets(text, config, doc.metadata.get("sheet_spans"))
+        if rows is not None:
+            return rows
+    if fmt == "mail":
+        sections = split_sections(text, config, doc.metadata.get("sections"))
+        if sections is not None:
+            return sections
+        return split_markdown(text, config)
     return split_text(text, config)
 
 

@@ -242,6 +242,17 @@ def _group(
     return pieces
 
 
+def group_records(
+    text: str, records: list[tuple[int, int, int]], config: ChunkingConfig, separator: str
+) -> list[Piece]:
+    """Group ``(row number, start, end)`` records of ``text`` into pieces, as for CSV rows.
+
+    Each piece's metadata has ``record`` (``row 4`` / ``rows 4–9``) and ``records``.
+    """
+    items = [_Record(key, start, end, text[start:end]) for key, start, end in records]
+    return _group(items, "csv", config, separator) if items else []
+
+
 def split_structured(
     text: str, fmt: str, config: ChunkingConfig, *, csv_dialect: Any = None
 ) -> list[Piece] | None:

@@ -154,6 +154,18 @@ def ingest_one(
     progress as file ``number``. Raises only :class:`StorageError`."""
     ocr = pipeline.ocr
     if ocr is not None and file.suffix.lower() in ocr.extensions:
+        # The readers' imports are heavy (pypdf, bs4): loaded on first use, as in loading.
+        from agentmaker.rag.readers.detect import check_image
+
+        try:
+            check_image(file)  # a renamed file is refused before it waits for OCR
+        except DocumentError as exc:
+            return FileOutcome(
+                str(file),
+                "failed",
+                error=describe_error(exc, str(file)),
+                error_kind=error_kind(exc),
+            )
         ocr.schedule(file, doc_id_for_path(file), None)
         return FileOutcome(str(file), "ocr_queued", doc_id_for_path(file))
     try:

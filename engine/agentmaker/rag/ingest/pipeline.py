@@ -21,7 +21,7 @@ import numpy as np
 from agentmaker.background import STOP_GRACE_S, finish_in_thread
 from agentmaker.errors import EmptyDocumentError, NoTextLayerError
 from agentmaker.rag.chunking.split import ChunkingConfig, split_document
-from agentmaker.rag.documents import Chunk, Document
+from agentmaker.rag.documents import MAIL_FIELDS, Chunk, Document
 from agentmaker.rag.ingest import batch_run, maintenance
 from agentmaker.rag.ingest.batch import BatchReport, CancelToken, FileOutcome, ProgressCallback
 from agentmaker.rag.ingest.contextualizers import Contextualizer
@@ -169,9 +169,13 @@ class IngestionPipeline:
                 "title": doc.title,
                 "format": doc.format,
             }
-            for key in ("page", "page_label", "ocr"):
+            for key in ("page", "page_label", "ocr", "location"):
                 if key in chunk.metadata:
                     meta[key] = chunk.metadata[key]
+            for key in MAIL_FIELDS:  # a message's (or its attachment's) sender, recipients, day
+                value = chunk.metadata.get(key) or doc.metadata.get(key)
+                if value:
+                    meta[key] = value
             items.append(
                 RetrievalResult(
                     content=text,
@@ -248,7 +252,51 @@ class IngestionPipeline:
         cancel: CancelToken | None = None,
         on_embedded: Callable[[int, int], None] | None = None,
     ) -> IngestReport:
-        """Index a document already read (the primitive under ``ingest_file``/``_text``)."""
+        """Index a document already read (the primitive under ``ingest_file``/``_text``).
+
+        ``doc.attachments`` (an e-mail's files) are indexed as documents of their own,
+        ``<doc_id>.a<n>``, linked by ``parent_doc_id``; the report counts their chunks
+        too. Attachments a new version no longer has are deleted.
+        """
+        if not doc.attachments and not self._attachment_ids(doc.doc_id):
+            return self._ingest_one(doc, cancel, on_embedded)
+        children = []
+        for number, child in enumerate(doc.attachments, start=1):
+            child.doc_id = f"{doc.doc_id}.a{number}"
+            child.source = child.source or doc.source
+            child.metadata["parent_doc_id"] = doc.doc_id
+            children.append(child)
+        stale = set(self._attachment_ids(doc.doc_id)) - {c.doc_id for c in children}
+        doc.metadata["attachment_ids"] = [c.doc_id for c in children]
+        report = self._ingest_one(doc, cancel, on_embedded)
+        if report.skipped:  # the stored parent keeps its older list: record the new one
+            self.source_store.set_metadata_value(
+                doc.doc_id, "attachment_ids", doc.metadata["attachment_ids"]
+            )
+        for child in children:
+            try:
+                child_report = self._ingest_one(child, cancel, None)
+            except EmptyDocumentError:
+                continue
+            report.chunks += child_report.chunks
+            report.skipped = report.skipped and child_report.skipped
+            name = child.metadata.get("attachment") or child.title
+            report.warnings.extend(f"{name}: {w}" for w in child_report.warnings)
+        for doc_id in sorted(stale):
+            maintenance.delete_document(self, doc_id)
+        return report
+
+    def _attachment_ids(self, doc_id: str) -> list[str]:
+        info = self.source_store.get_document(doc_id) if doc_id else None
+        ids = info.metadata.get("attachment_ids") if info is not None else None
+        return [str(i) for i in ids] if isinstance(ids, list) else []
+
+    def _ingest_one(
+        self,
+        doc: Document,
+        cancel: CancelToken | None,
+        on_embedded: Callable[[int, int], None] | None,
+    ) -> IngestReport:
         # Words that are not valid Unicode (lone surrogates) are made readable: the
         # tokenizers and embedders refuse them. The source keeps its exact file name.
         doc.content, doc.title = repair(doc.content), repair(doc.title)
@@ -351,7 +399,10 @@ class IngestionPipeline:
     # --- maintenance (see ``maintenance``) ----------------------------------
 
     def delete_document(self, doc_id: str) -> bool:
-        """Remove a document from the source store and the index; False if unknown."""
+        """Remove a document (and its attachments) from the source store and the index;
+        False if unknown."""
+        for child in self._attachment_ids(doc_id):
+            maintenance.delete_document(self, child)
         return maintenance.delete_document(self, doc_id)
 
     def stored_document(self, doc_id: str) -> tuple[Document, list[Chunk]] | None:

@@ -32,10 +32,17 @@ from agentmaker.rag.readers.detect import (
 from agentmaker.rag.readers.docx import read_docx_file
 from agentmaker.rag.readers.epub import read_epub_file
 from agentmaker.rag.readers.html import read_html_file
+from agentmaker.rag.readers.mail import read_eml_file, read_mbox_file
+from agentmaker.rag.readers.mail_msg import read_msg_file
 from agentmaker.rag.readers.markdown import read_markdown_file
+from agentmaker.rag.readers.ods import read_ods_file
+from agentmaker.rag.readers.odt import read_odt_file
 from agentmaker.rag.readers.pdf import read_pdf_file
+from agentmaker.rag.readers.pptx import read_pptx_file
+from agentmaker.rag.readers.rtf import read_rtf_file
 from agentmaker.rag.readers.structured import read_json_file, read_jsonl_file
 from agentmaker.rag.readers.text import read_text_file
+from agentmaker.rag.readers.xlsx import read_xlsx_file
 
 __all__ = ["DEFAULT_MAX_BYTES", "SUPPORTED_EXTENSIONS", "read_file", "sniff_format"]
 
@@ -54,6 +61,20 @@ _TEXT_READERS: dict[str, Callable[[Path, bytes], Document]] = {
     "csv": lambda path, data: read_delimited_file(path, data, tab_separated=False),
     "tsv": lambda path, data: read_delimited_file(path, data, tab_separated=True),
     "html": read_html_file,
+    "eml": read_eml_file,
+}
+# Readers of whole files (path in), and whether they take a password.
+_FILE_READERS: dict[str, tuple[Callable[..., Document], bool]] = {
+    "pdf": (read_pdf_file, True),
+    "docx": (read_docx_file, True),
+    "pptx": (read_pptx_file, True),
+    "xlsx": (read_xlsx_file, True),
+    "epub": (read_epub_file, False),
+    "ods": (read_ods_file, False),
+    "odt": (read_odt_file, False),
+    "rtf": (read_rtf_file, False),
+    "mbox": (read_mbox_file, False),
+    "msg": (read_msg_file, False),
 }
 
 
@@ -103,9 +124,11 @@ def read_file(
 ) -> Document:
     """Read one file into a ``Document``.
 
-    ``password`` opens encrypted PDFs; ``max_bytes`` refuses larger files before
-    reading them. ``Document.format`` names the splitter (``md`` for DOCX, HTML and
-    EPUB); ``metadata`` holds ``source_format``, ``size_bytes``, ``mtime`` and
+    ``password`` opens encrypted PDFs and password-protected Word, PowerPoint and
+    Excel files; ``max_bytes`` refuses larger files before
+    reading them. ``Document.format`` names the splitter (``md`` for DOCX, ODT, RTF,
+    HTML and EPUB; ``pdf`` (paged) for PPTX; ``sheet`` for XLSX/ODS; ``mail`` for
+    e-mail); ``metadata`` holds ``source_format``, ``size_bytes``, ``mtime`` and
     ``warnings`` (plain-language notes about what the reader did), plus per-format
     extras such as ``page_spans`` for PDFs.
 
@@ -138,12 +161,9 @@ def read_file(
     try:
         if is_text:
             document = _TEXT_READERS[source_format](resolved, data)
-        elif source_format == "pdf":
-            document = read_pdf_file(resolved, password=password)
-        elif source_format == "docx":
-            document = read_docx_file(resolved)
         else:
-            document = read_epub_file(resolved)
+            reader, takes_password = _FILE_READERS[source_format]
+            document = reader(resolved, password=password) if takes_password else reader(resolved)
     except DocumentError:
         raise
     except MemoryError:

@@ -12,13 +12,8 @@ import os
 import zipfile
 from pathlib import Path
 
-from agentmaker.errors import (
-    CorruptDocumentError,
-    DocumentError,
-    FileTooLargeError,
-    FormatMismatchError,
-    PasswordRequiredError,
-)
+from agentmaker.errors import DocumentError, FormatMismatchError
+from agentmaker.rag.readers.containers import check_archive
 
 # extension -> (source format, splitter format)
 EXTENSION_FORMATS: dict[str, tuple[str, str]] = {
@@ -39,9 +34,29 @@ EXTENSION_FORMATS: dict[str, tuple[str, str]] = {
     ".htm": ("html", "md"),
     ".xhtml": ("html", "md"),
     ".epub": ("epub", "md"),
+    ".pptx": ("pptx", "pdf"),
+    ".xlsx": ("xlsx", "sheet"),
+    ".xlsm": ("xlsx", "sheet"),
+    ".ods": ("ods", "sheet"),
+    ".odt": ("odt", "md"),
+    ".rtf": ("rtf", "md"),
+    ".eml": ("eml", "mail"),
+    ".mbox": ("mbox", "mail"),
+    ".msg": ("msg", "mail"),
 }
 
-TEXT_SOURCE_FORMATS = frozenset({"md", "txt", "json", "jsonl", "csv", "tsv", "html"})
+TEXT_SOURCE_FORMATS = frozenset({"md", "txt", "json", "jsonl", "csv", "tsv", "html", "eml"})
+#: Formats stored in a ZIP container, with the content kind (``zip_kind``) each needs.
+ZIP_SOURCE_FORMATS: dict[str, str] = {
+    "docx": "docx",
+    "epub": "epub",
+    "pptx": "pptx",
+    "xlsx": "xlsx",
+    "ods": "ods",
+    "odt": "odt",
+}
+#: OOXML formats that Office encrypts into an OLE2 container when a password is set.
+ENCRYPTABLE_FORMATS = frozenset({"docx", "pptx", "xlsx"})
 
 SNIFF_BYTES = 8192
 
@@ -60,7 +75,12 @@ KIND_NAMES: dict[str, str] = {
     "pptx": "a PowerPoint presentation (.pptx)",
     "epub": "an EPUB e-book",
     "odf": "an OpenDocument file",
-    "ole2": "an old Microsoft Office file (.doc/.xls) or an encrypted Office file",
+    "ods": "an OpenDocument spreadsheet (.ods)",
+    "odt": "an OpenDocument text document (.odt)",
+    "odp": "an OpenDocument presentation (.odp)",
+    "rtf": "an RTF document",
+    "ole2": "an old Microsoft Office file (.doc/.xls/.ppt), an Outlook message (.msg) "
+    "or an encrypted Office file",
     "gzip": "a gzip archive",
     "7z": "a 7-Zip archive",
     "rar": "a RAR archive",
@@ -88,6 +108,7 @@ _MAGIC: tuple[tuple[bytes, str], ...] = (
     (b"Rar!\x1a\x07", "rar"),
     (b"SQLite format 3\x00", "sqlite"),
     (b"\x7fELF", "elf"),
+    (b"{\\rtf", "rtf"),
     (b"ID3\x02", "mp3"),
     (b"ID3\x03", "mp3"),
     (b"ID3\x04", "mp3"),
@@ -158,9 +179,29 @@ def _zip_kind(path: Path) -> str:
     """Tell Office/EPUB containers apart by their member names (needs the whole file)."""
     try:
         with zipfile.ZipFile(path) as archive:
-            return zip_kind(archive.namelist())
+            kind = zip_kind(archive.namelist())
+            return odf_kind(archive) if kind == "odf" else kind
     except (zipfile.BadZipFile, OSError, ValueError, EOFError):
         return "zip"
+
+
+_ODF_MIMETYPES = {
+    "application/vnd.oasis.opendocument.text": "odt",
+    "application/vnd.oasis.opendocument.spreadsheet": "ods",
+    "application/vnd.oasis.opendocument.presentation": "odp",
+}
+
+
+def odf_kind(archive: zipfile.ZipFile) -> str:
+    """``odt``, ``ods``, ``odp`` or ``odf`` (another OpenDocument type) from ``mimetype``."""
+    try:
+        info = archive.getinfo("mimetype")
+        if info.file_size > 200:
+            return "odf"
+        mimetype = archive.read(info).decode("ascii", "replace").strip()
+    except (KeyError, zipfile.BadZipFile, OSError, ValueError, EOFError):
+        return "odf"
+    return _ODF_MIMETYPES.get(mimetype, "odf")
 
 
 def zip_kind(member_names: list[str] | set[str]) -> str:
@@ -210,8 +251,22 @@ def _is_encrypted_office(head: bytes, path: Path) -> bool:
         return False
 
 
+_OLD_OFFICE = {
+    "docx": "an old Word 97-2003 (.doc) file named .docx. Open it in Word or LibreOffice "
+    "and save it as .docx to index it.",
+    "pptx": "an old PowerPoint 97-2003 (.ppt) file named .pptx. Open it in PowerPoint or "
+    "LibreOffice and save it as .pptx to index it.",
+    "xlsx": "an old Excel 97-2003 (.xls) file named .xlsx. Open it in Excel or LibreOffice "
+    "and save it as .xlsx to index it.",
+}
+
+
 def check_content(source_format: str, head: bytes, path: Path, extension: str) -> None:
-    """Raise ``FormatMismatchError`` when the bytes do not fit the file's extension."""
+    """Raise ``FormatMismatchError`` when the bytes do not fit the file's extension.
+
+    ZIP containers are checked by their first bytes here; which Office type the ZIP
+    holds is checked by its reader (``require_zip_kind``), which opens it anyway.
+    """
     kind = sniff_bytes(head)
     if source_format in TEXT_SOURCE_FORMATS:
         if kind == "text":
@@ -223,26 +278,59 @@ def check_content(source_format: str, head: bytes, path: Path, extension: str) -
                 path,
             )
         raise _mismatch(kind, extension, path)
-    if source_format == "pdf":
-        if kind != "pdf":
+    if source_format in ("pdf", "rtf"):
+        if kind != source_format:
             raise _mismatch(kind, extension, path)
         return
-    # docx and epub are ZIP containers.
-    if kind == "zip":
+    if source_format == "msg":
+        if kind != "ole2":
+            raise _mismatch(kind, extension, path)
         return
-    if source_format == "docx" and kind == "ole2":
+    if source_format == "mbox":
+        if kind != "text":
+            raise _mismatch(kind, extension, path)
+        return
+    if source_format in ZIP_SOURCE_FORMATS and kind == "zip":
+        return
+    if source_format in ENCRYPTABLE_FORMATS and kind == "ole2":
         if _is_encrypted_office(head, path):
-            raise PasswordRequiredError(
-                "is a password-protected Word document. Remove the password in Word "
-                "(File > Info > Protect Document) and save it again to index it.",
-                path,
-            )
-        raise FormatMismatchError(
-            "is an old Word 97-2003 (.doc) file named .docx. Open it in Word or "
-            "LibreOffice and save it as .docx to index it.",
-            path,
-        )
+            return  # the reader asks for the password (or decrypts with it)
+        raise FormatMismatchError(f"is {_OLD_OFFICE[source_format]}", path)
     raise _mismatch(kind, extension, path)
+
+
+def require_zip_kind(names: list[str], path: Path, source_format: str, odf: str = "") -> None:
+    """Raise the mismatch error when a ZIP holds another type than ``source_format``.
+
+    ``odf`` is the OpenDocument kind read from the ``mimetype`` member, if any.
+    """
+    kind = zip_kind(names)
+    if kind == "odf" and odf:
+        kind = odf
+    if kind != ZIP_SOURCE_FORMATS[source_format]:
+        raise _mismatch(kind, path.suffix.lower(), path)
+
+
+def check_image(path: Path) -> None:
+    """Raise ``FormatMismatchError`` when an image file's bytes are not that image type."""
+    expected = {
+        ".png": "png",
+        ".jpg": "jpeg",
+        ".jpeg": "jpeg",
+        ".tif": "tiff",
+        ".tiff": "tiff",
+        ".webp": "webp",
+    }.get(path.suffix.lower())
+    if expected is None:
+        return
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(64)
+    except OSError as exc:
+        raise DocumentError(f"cannot be opened ({exc.strerror or exc}).", path) from None
+    kind = sniff_bytes(head)
+    if kind != expected:
+        raise _mismatch(kind, path.suffix.lower(), path)
 
 
 def mismatch_error(kind: str, extension: str, path: Path) -> FormatMismatchError:
@@ -278,38 +366,28 @@ EXPECTED_NAMES: dict[str, str] = {
     ".htm": "an HTML page",
     ".xhtml": "an HTML page",
     ".epub": "an EPUB e-book",
+    ".pptx": "a PowerPoint presentation",
+    ".xlsx": "an Excel workbook",
+    ".xlsm": "an Excel workbook",
+    ".ods": "an OpenDocument spreadsheet",
+    ".odt": "an OpenDocument text document",
+    ".rtf": "an RTF document",
+    ".eml": "an e-mail message",
+    ".mbox": "a mailbox (mbox)",
+    ".msg": "an Outlook message",
+    ".png": "a PNG image",
+    ".jpg": "a JPEG image",
+    ".jpeg": "a JPEG image",
+    ".tif": "a TIFF image",
+    ".tiff": "a TIFF image",
+    ".webp": "a WebP image",
 }
-
-
-# Office files and e-books are ZIP archives; a small archive that unpacks to
-# gigabytes (a "ZIP bomb") would exhaust memory long before any text is read.
-MAX_UNPACKED_BYTES = 2 * 1024 * 1024 * 1024
 
 
 def check_zip(path: Path, what: str) -> list[str]:
     """Check that ``path`` is a complete, sane ZIP archive; return its member names.
 
-    ``what`` names the document type in messages (``"Word document"``).
+    ``what`` names the document type in messages (``"Word document"``). ZIP bombs and
+    XML parts with a DOCTYPE are refused (see ``containers``).
     """
-    try:
-        with zipfile.ZipFile(path) as archive:
-            infos = archive.infolist()
-    except zipfile.BadZipFile as exc:
-        raise CorruptDocumentError(
-            f"is damaged or incomplete (it is not a complete ZIP archive: {exc}); "
-            f"re-download the {what} or save it again.",
-            path,
-        ) from None
-    except (OSError, EOFError, ValueError) as exc:
-        raise CorruptDocumentError(
-            f"is damaged or incomplete (the ZIP archive cannot be read: {exc}); "
-            f"re-download the {what} or save it again.",
-            path,
-        ) from None
-    if sum(info.file_size for info in infos) > MAX_UNPACKED_BYTES:
-        raise FileTooLargeError(
-            f"unpacks to more than {MAX_UNPACKED_BYTES // 1024**3} GiB, which is far more "
-            f"than any real {what}; it was not opened.",
-            path,
-        )
-    return [info.filename for info in infos]
+    return check_archive(path, path, what)

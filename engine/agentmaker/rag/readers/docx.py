@@ -10,7 +10,6 @@ per grid column (and recurses once per row of a vertical merge). Here every
 
 from __future__ import annotations
 
-import re
 import zipfile
 import zlib
 from collections.abc import Iterator
@@ -19,46 +18,18 @@ from typing import Any
 
 from agentmaker.errors import CorruptDocumentError, UnsupportedFormatError
 from agentmaker.rag.documents import Document
-from agentmaker.rag.readers.detect import check_zip, mismatch_error, zip_kind
-
-_W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
-_MC_FALLBACK = "{http://schemas.openxmlformats.org/markup-compatibility/2006}Fallback"
-_P, _TBL, _TR, _TC, _SDT, _SDT_CONTENT = (
-    f"{_W}p", f"{_W}tbl", f"{_W}tr", f"{_W}tc", f"{_W}sdt", f"{_W}sdtContent"
-)  # fmt: skip
-_CUSTOM_XML = f"{_W}customXml"
-_WRAPPERS = (_SDT, _SDT_CONTENT, _CUSTOM_XML, f"{_W}smartTag")
-# Inside a paragraph: subtrees that hold no visible text (properties, deletions,
-# the VML duplicate of a text box).
-_PRUNE = frozenset({f"{_W}pPr", f"{_W}rPr", f"{_W}del", f"{_W}moveFrom", _MC_FALLBACK})
-_CHARS = {f"{_W}tab": "\t", f"{_W}br": "\n", f"{_W}cr": "\n", f"{_W}noBreakHyphen": "-"}
-_HEADING_NAME = re.compile(r"^heading\s*([1-6])$", re.I)
-_SPACES = re.compile(r"[^\S\n]+")
-
-
-def _val(element: Any, tag: str) -> str | None:
-    child = element.find(f"{_W}{tag}") if element is not None else None
-    return child.get(f"{_W}val") if child is not None else None
-
-
-def paragraph_text(p: Any) -> str:
-    """Visible text of a ``w:p`` element (runs, hyperlinks, insertions, text boxes)."""
-    parts: list[str] = []
-    stack: list[Any] = [p]
-    while stack:
-        element = stack.pop()
-        tag = element.tag
-        if tag == f"{_W}t":
-            parts.append(element.text or "")
-        elif tag in _CHARS:
-            parts.append(_CHARS[tag])
-        elif tag == _P and element is not p:
-            parts.append(" ")  # a paragraph inside a text box
-            stack.extend(reversed(element))
-        elif tag not in _PRUNE and isinstance(tag, str):
-            stack.extend(reversed(element))
-    lines = (_SPACES.sub(" ", line).strip() for line in "".join(parts).split("\n"))
-    return "\n".join(line for line in lines if line)
+from agentmaker.rag.readers.containers import OfficeSource, open_office
+from agentmaker.rag.readers.detect import mismatch_error, zip_kind
+from agentmaker.rag.readers.docx_notes import NoteIndex, header_footer_blocks
+from agentmaker.rag.readers.docx_xml import HEADING_NAME as _HEADING_NAME
+from agentmaker.rag.readers.docx_xml import TBL as _TBL
+from agentmaker.rag.readers.docx_xml import TC as _TC
+from agentmaker.rag.readers.docx_xml import TR as _TR
+from agentmaker.rag.readers.docx_xml import WRAPPERS as _WRAPPERS
+from agentmaker.rag.readers.docx_xml import P as _P
+from agentmaker.rag.readers.docx_xml import W as _W
+from agentmaker.rag.readers.docx_xml import child_val as _val
+from agentmaker.rag.readers.docx_xml import paragraph_text
 
 
 def _style_levels(document: Any) -> dict[str, int]:
@@ -186,12 +157,20 @@ def _table_rows(tbl: Any) -> tuple[list[list[str]], list[Any]]:
     return rows, nested
 
 
-def read_docx_file(path: Path) -> Document:
-    """Read a ``.docx`` file into an ``md`` Document (headings as ``#`` lines)."""
-    names = check_zip(path, "Word document")
+_REMOVE_PASSWORD = "in Word: File > Info > Protect Document > Encrypt with Password"
+
+
+def read_docx_file(path: Path, *, password: str | None = None) -> Document:
+    """Read a ``.docx`` file into an ``md`` Document (headings as ``#`` lines).
+
+    Headers and footers come first, marked ``[Header]`` / ``[Footer]``; footnotes,
+    endnotes and comments follow the paragraph that refers to them, marked too.
+    ``password`` opens a password-protected file.
+    """
+    source, names = open_office(path, "Word document", _REMOVE_PASSWORD, password)
     if "word/document.xml" not in names:
         raise mismatch_error(zip_kind(names), path.suffix.lower(), path)
-    document = _open_package(path)
+    document = _open_package(source, path)
     warnings: list[str] = []
     try:
         levels = _style_levels(document)
@@ -199,12 +178,17 @@ def read_docx_file(path: Path) -> Document:
         levels = {}
         warnings.append(f"The heading styles could not be read ({exc}); headings are plain text.")
     writer = _BodyWriter(levels)
+    writer.blocks.extend(header_footer_blocks(document, warnings))
+    notes = NoteIndex(document, warnings)
     body = document.element.body
     for child in _body_blocks(body) if body is not None else ():
         if child.tag == _P:
             writer.paragraph(child)
+            writer.blocks.extend(notes.after(child))
         else:
             writer.table(child)
+            for p in child.iter(_P):
+                writer.blocks.extend(notes.after(p))
 
     try:
         core_title = (document.core_properties.title or "").strip()
@@ -216,18 +200,19 @@ def read_docx_file(path: Path) -> Document:
         "warnings": warnings,
         "headings": len(writer.headings),
         "tables": writer.tables,
+        **{key: count for key, count in notes.counts.items() if count},
     }
     return Document(content="\n\n".join(writer.blocks), title=title, format="md", metadata=metadata)
 
 
-def _open_package(path: Path) -> Any:
+def _open_package(source: OfficeSource, path: Path) -> Any:
     """Open with python-docx; its failures on damaged packages become typed errors."""
     import docx as python_docx
     from docx.opc.exceptions import PackageNotFoundError
     from lxml.etree import XMLSyntaxError
 
     try:
-        return python_docx.Document(str(path))
+        return python_docx.Document(str(source) if isinstance(source, Path) else source)
     except PackageNotFoundError:
         raise CorruptDocumentError(
             "is damaged or incomplete (Word's package structure is missing); "
