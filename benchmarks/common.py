@@ -329,9 +329,12 @@ class CachedEmbedder(Embedder):
         found = self._lookup(hashes)
         return sum(1 for h in hashes if h in found)
 
-    def _store(self, hashes: Sequence[str], texts: Sequence[str]) -> dict[str, np.ndarray]:
+    def _store(
+        self, hashes: Sequence[str], texts: Sequence[str], queries: bool = False
+    ) -> dict[str, np.ndarray]:
         started = time.perf_counter()
-        vectors = self.inner.embed_batch(list(texts))
+        embed = self.inner.embed_queries if queries else self.inner.embed_batch
+        vectors = embed(list(texts))
         self.seconds_embedding += time.perf_counter() - started
         rows = [(h, np.asarray(v, dtype=np.float32)) for h, v in zip(hashes, vectors, strict=True)]
         with self._lock, self._conn:
@@ -342,11 +345,18 @@ class CachedEmbedder(Embedder):
         return dict(rows)
 
     def embed_batch(self, texts: Sequence[str]) -> np.ndarray:
-        hashes = [self._hash(t) for t in texts]
+        return self._embed(texts, queries=False)
+
+    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
+        # Queries may be embedded differently (e5's "query: " prefix): cached apart.
+        return self._embed(texts, queries=True)
+
+    def _embed(self, texts: Sequence[str], *, queries: bool) -> np.ndarray:
+        hashes = [self._hash(("\0query\0" if queries else "") + t) for t in texts]
         found = self._lookup(hashes)
         first = {h: t for h, t in zip(hashes, texts, strict=True) if h not in found}
         if first:
-            found.update(self._store(list(first), list(first.values())))
+            found.update(self._store(list(first), list(first.values()), queries))
         self.misses += len(first)
         self.hits += len(texts) - len(first)
         if not texts:

@@ -116,8 +116,8 @@ class TimedEmbedder(Embedder):
                 self.seconds += time.perf_counter() - started
                 self.texts_embedded += len(texts)
 
-    def embed_query(self, text: str) -> np.ndarray:
-        return self.inner.embed_query(text)
+    def embed_queries(self, texts: Any) -> np.ndarray:
+        return self.inner.embed_queries(texts)
 
     def close(self) -> None:
         self.inner.close()

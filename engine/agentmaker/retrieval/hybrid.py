@@ -140,7 +140,7 @@ class HybridRetriever:
         queries = [check_query(q, what="search") for q in queries]
         if not queries:
             return []
-        vectors = self.embedder.embed_batch(list(queries))
+        vectors = self.embedder.embed_queries(list(queries))
         out = []
         for query, vector in zip(queries, vectors, strict=True):
             dense, keyword = self._legs(query, vector, pool, scope, filters)
@@ -201,7 +201,7 @@ class HybridRetriever:
         queries = [check_query(q, what="search") for q in queries]
         if not queries:
             return []
-        vectors = await self.embedder.aembed_batch(list(queries))
+        vectors = await self.embedder.aembed_queries(list(queries))
         out = []
         for query, vector in zip(queries, vectors, strict=True):
             dense, keyword = await self._alegs(query, vector, pool, scope, filters)

@@ -33,7 +33,8 @@ class ModelFingerprint:
 
 
 class Embedder(ABC):
-    """Turns texts into vectors. Primitive: :meth:`embed_batch`."""
+    """Turns texts into vectors. Primitive: :meth:`embed_batch` (passages, i.e. the
+    texts that are indexed); queries go through :meth:`embed_queries`."""
 
     @property
     @abstractmethod
@@ -61,9 +62,19 @@ class Embedder(ABC):
         """Async twin of :meth:`embed`."""
         return (await self.aembed_batch([text]))[0]
 
+    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
+        """Embed search queries. Models that embed questions differently from the
+        passages they look for (e5's ``query:``/``passage:`` prefixes) override this
+        and :meth:`aembed_queries`; by default a query is embedded like a passage."""
+        return self.embed_batch(texts)
+
+    async def aembed_queries(self, texts: Sequence[str]) -> np.ndarray:
+        """Async twin of :meth:`embed_queries` (:meth:`aembed_batch` by default)."""
+        return await self.aembed_batch(texts)
+
     def embed_query(self, text: str) -> np.ndarray:
-        """Embed a search query (models with query prefixes override this)."""
-        return self.embed(text)
+        """Embed one search query (see :meth:`embed_queries`)."""
+        return self.embed_queries([text])[0]
 
     def close(self) -> None:  # noqa: B027 - optional hook
         """Release resources (threads, sessions). Safe to call twice."""
