@@ -8,9 +8,11 @@ has written.
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from agentmaker.background import STOP_GRACE_S, finish_in_thread
 from agentmaker.models.llm import LLMClient
@@ -25,15 +27,44 @@ from agentmaker.retrieval.ports import Embedder
 from agentmaker.retrieval.sqlite.db import SqliteDatabase
 from agentmaker.retrieval.sqlite.hybrid import MODEL_KEY, SqliteHybridRetriever
 
+if TYPE_CHECKING:
+    from agentmaker.models.local_embedder import ModelChoice
+
 log = logging.getLogger(__name__)
 REBUILD_KEY = "rebuild_pending"
 
 
-def default_embedder() -> Embedder:
-    """The built-in offline embedder (all-MiniLM-L6-v2 int8 on onnxruntime)."""
+#: The built-in model new libraries are made with: multilingual-e5-small finds Chinese
+#: and cross-language passages that all-MiniLM-L6-v2 (English only) misses, and is at
+#: least as good on English (benchmarks/REPORT.md, "Multilingual retrieval").
+DEFAULT_LOCAL_MODEL: ModelChoice = "multilingual-e5-small"
+
+
+def default_embedder(db: SqliteDatabase | None = None) -> Embedder:
+    """The built-in offline embedder for a library: the built-in model it was made with
+    (an existing library keeps its model), :data:`DEFAULT_LOCAL_MODEL` for a new one."""
     from agentmaker.models.local_embedder import LocalEmbedder
 
-    return LocalEmbedder()
+    model = builtin_model_of(db) if db is not None else None
+    return LocalEmbedder(model=model or DEFAULT_LOCAL_MODEL)
+
+
+def builtin_model_of(db: SqliteDatabase) -> ModelChoice | None:
+    """Which built-in model made the library in ``db`` (None: new, or another model)."""
+    from agentmaker.models.local_embedder import E5_SMALL, MINILM
+
+    stored = db.get_meta(MODEL_KEY)
+    if stored is None:
+        return None
+    try:
+        name = str(json.loads(stored)["name"])
+    except (ValueError, KeyError, TypeError):
+        return None
+    models: tuple[ModelChoice, ...] = (MINILM, E5_SMALL)
+    for model in models:
+        if name.startswith(model):
+            return model
+    return None
 
 
 class Library:
@@ -97,7 +128,7 @@ class Library:
         config = config or RagConfig()
         db = SqliteDatabase(path)
         try:
-            library = cls(db, embedder or default_embedder(), llm, config)
+            library = cls(db, embedder or default_embedder(db), llm, config)
         except BaseException:
             db.close()
             raise

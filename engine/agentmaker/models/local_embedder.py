@@ -51,7 +51,7 @@ from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 import numpy as np
 from agentmaker.errors import ConfigurationError, ModelError
@@ -84,8 +84,8 @@ DIMENSION = 384
 #: Tokens the model sees per window, [CLS] and [SEP] included.
 MAX_TOKENS = 256
 #: The models to choose from (``LocalEmbedder(model=...)``).
-MINILM = "all-MiniLM-L6-v2"
-E5_SMALL = "multilingual-e5-small"
+MINILM: Final = "all-MiniLM-L6-v2"
+E5_SMALL: Final = "multilingual-e5-small"
 #: e5's window: its 512 positions, <s>, </s> and the prefix included.
 E5_MAX_TOKENS = 512
 #: e5's prefixes, passages (what is indexed) and queries.
