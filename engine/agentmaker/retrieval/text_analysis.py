@@ -19,7 +19,10 @@ _CJK = (
     "\U00020000-\U0002ffff"
 )
 _CJK_RUN = re.compile(f"[{_CJK}]+")
-_WORD = re.compile(rf"[{_CJK}]+|[^\W_]+", re.UNICODE)
+# A word is a CJK run or a run of other letters/digits: "2021年中国" is "2021" and
+# "年中国" (CJK characters are \w too, so without the exclusion the whole thing was one
+# word that matches no indexed token - most Chinese questions with a year found nothing).
+_WORD = re.compile(rf"[{_CJK}]+|[^\W_{_CJK}]+", re.UNICODE)
 
 # Dropping these from OR queries halves FTS5 time and barely changes ranking.
 STOP_WORDS = frozenset(
