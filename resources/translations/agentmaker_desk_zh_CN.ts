@@ -1124,9 +1124,14 @@ old-*.pdf</translation>
         <translation>模型</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/settings_dialog.py" line="152"/>
-        <source>Built-in (offline, no setup)</source>
-        <translation>内置（离线，无需设置）</translation>
+        <location filename="../../gui/agentmaker_desk/settings/dialog.py" line="156"/>
+        <source>Built-in, multilingual (offline, no setup)</source>
+        <translation>内置，多语言（离线，无需设置）</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/settings/dialog.py" line="156"/>
+        <source>Built-in, English only, fastest (offline, no setup)</source>
+        <translation>内置，仅英文，最快（离线，无需设置）</translation>
     </message>
     <message>
         <location filename="../../gui/agentmaker_desk/settings_dialog.py" line="153"/>

@@ -19,6 +19,7 @@ from agentmaker_desk.settings.settings import (
     ApiKeyStore,
     DeskSettings,
     ModelChoice,
+    builtin_model,
 )
 
 
@@ -42,11 +43,11 @@ def make_llm(choice: ModelChoice, keys: ApiKeyStore) -> Any:
 
 
 def make_embedder(choice: ModelChoice, keys: ApiKeyStore) -> Any:
-    """The embedder for ``choice`` (the built-in local one for "builtin")."""
+    """The embedder for ``choice`` (a built-in local one for "builtin")."""
     if choice.kind != "server":
         from agentmaker.models.local_embedder import LocalEmbedder
 
-        return LocalEmbedder()
+        return LocalEmbedder(model=builtin_model(choice.model))  # type: ignore[arg-type]
     from agentmaker.models.openai_embedder import OpenAIEmbedder
 
     return OpenAIEmbedder(

@@ -34,10 +34,13 @@ from agentmaker_desk.library.linked_folders_page import LinkedFoldersPage
 from agentmaker_desk.settings.settings import (
     COHERE_ACCOUNT,
     DEFAULT_URLS,
+    ENGLISH_MODEL,
+    MULTILINGUAL_MODEL,
     ApiKeyStore,
     DeskSettings,
     ModelChoice,
     RetrievalOptions,
+    builtin_model,
 )
 
 #: Looks for local model servers; returns objects with ``kind``, ``base_url``, ``models``.
@@ -149,7 +152,12 @@ class SettingsDialog(QDialog):
         form = QFormLayout(page)
         self.embed_kind = QComboBox(page)
         self.embed_kind.setObjectName("embedKind")
-        self.embed_kind.addItem(self.tr("Built-in (offline, no setup)"), "builtin")
+        self.embed_kind.addItem(
+            self.tr("Built-in, multilingual (offline, no setup)"), MULTILINGUAL_MODEL
+        )
+        self.embed_kind.addItem(
+            self.tr("Built-in, English only, fastest (offline, no setup)"), ENGLISH_MODEL
+        )
         self.embed_kind.addItem(self.tr("A server (OpenAI-compatible)"), "server")
         self.embed_kind.currentIndexChanged.connect(self._embedder_changed)
         self.embed_url = QLineEdit(page)
@@ -272,7 +280,10 @@ class SettingsDialog(QDialog):
         self._select(self.llm_kind, settings.llm.kind)
         self.llm_url.setText(settings.llm.base_url)
         self.llm_model.setEditText(settings.llm.model)
-        self._select(self.embed_kind, settings.embedder.kind)
+        if settings.embedder.kind == "server":
+            self._select(self.embed_kind, "server")
+        else:
+            self._select(self.embed_kind, builtin_model(settings.embedder.model))
         self.embed_url.setText(settings.embedder.base_url)
         self.embed_model.setText(settings.embedder.model)
         r = settings.retrieval
@@ -296,11 +307,7 @@ class SettingsDialog(QDialog):
                 base_url=self.llm_url.text().strip() if kind != "none" else "",
                 model=self.llm_model.currentText().strip() if kind != "none" else "",
             ),
-            embedder=ModelChoice(
-                kind=self.embed_kind.currentData(),
-                base_url=self.embed_url.text().strip(),
-                model=self.embed_model.text().strip(),
-            ),
+            embedder=self._embedder_choice(),
             retrieval=RetrievalOptions(
                 top_k=self.top_k.value(),
                 reranker=self.reranker.isChecked(),
@@ -314,12 +321,23 @@ class SettingsDialog(QDialog):
             ocr=self.ocr_check.isChecked(),
         )
 
+    def _embedder_choice(self) -> ModelChoice:
+        selected = self.embed_kind.currentData()
+        if selected == "server":
+            return ModelChoice(
+                "server", self.embed_url.text().strip(), self.embed_model.text().strip()
+            )
+        old = self._original.embedder
+        if old.kind == "builtin" and builtin_model(old.model) == selected:
+            return ModelChoice("builtin", old.base_url, old.model)  # unchanged, as saved
+        return ModelChoice("builtin", "", selected)
+
     def embedder_changed(self) -> bool:
         """True when Save would switch to another embedding model."""
         new = self.result_settings().embedder
         old = self._original.embedder
         if new.kind == "builtin" and old.kind == "builtin":
-            return False
+            return builtin_model(new.model) != builtin_model(old.model)
         return (new.kind, new.base_url, new.model) != (old.kind, old.base_url, old.model)
 
     def _save(self) -> None:

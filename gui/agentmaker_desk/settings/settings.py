@@ -21,6 +21,20 @@ KEYRING_SERVICE = "agentmaker-desk"
 COHERE_ACCOUNT = "cohere|rerank"
 
 LLM_KINDS = ("none", "ollama", "lmstudio", "openai", "custom")
+#: The built-in embedding models (``embedder.model`` when ``embedder.kind`` is "builtin"):
+#: multilingual (the default of new libraries) and English only, fastest. "" (settings
+#: from before the choice existed) means the default; a library keeps the built-in
+#: model it was made with until the choice is changed here.
+MULTILINGUAL_MODEL = "multilingual-e5-small"
+ENGLISH_MODEL = "all-MiniLM-L6-v2"
+BUILTIN_MODELS = (MULTILINGUAL_MODEL, ENGLISH_MODEL)
+
+
+def builtin_model(model: str) -> str:
+    """The built-in model a saved ``embedder.model`` stands for ("" = the default)."""
+    return model if model in BUILTIN_MODELS else MULTILINGUAL_MODEL
+
+
 DEFAULT_URLS = {
     "ollama": "http://127.0.0.1:11434/v1",
     "lmstudio": "http://127.0.0.1:1234/v1",

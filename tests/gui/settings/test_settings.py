@@ -9,7 +9,13 @@ import keyring
 import pytest
 from agentmaker_desk.main_window import MainWindow
 from agentmaker_desk.settings.dialog import SettingsDialog
-from agentmaker_desk.settings.settings import ApiKeyStore, SettingsStore
+from agentmaker_desk.settings.settings import (
+    ENGLISH_MODEL,
+    MULTILINGUAL_MODEL,
+    ApiKeyStore,
+    ModelChoice,
+    SettingsStore,
+)
 from keyring.backend import KeyringBackend
 from keyring.backends import fail
 from PySide6.QtWidgets import QDialogButtonBox
@@ -161,3 +167,31 @@ def test_reembedding_can_be_cancelled_from_the_status_bar(desk, qloop, good_dir:
     assert not desk.activity.isVisible()
     assert "cancelled" in desk.statusBar().currentMessage()
     assert desk.bridge.library.needs_rebuild  # finished at the next start
+
+
+def test_the_builtin_model_choice(desk, settings_file: Path) -> None:
+    dialog = desk.open_settings()
+    # Settings from before the choice ("" = the default) show the multilingual model.
+    assert dialog.embed_kind.currentData() == MULTILINGUAL_MODEL
+    assert not dialog.embedder_changed()
+    dialog.embed_kind.setCurrentIndex(dialog.embed_kind.findData(ENGLISH_MODEL))
+    assert dialog.embedder_changed()
+    assert "re-computes" in dialog.embed_note.text()
+    assert dialog.result_settings().embedder == ModelChoice("builtin", "", ENGLISH_MODEL)
+    assert not dialog.embed_url.isEnabled()
+    dialog.embed_kind.setCurrentIndex(dialog.embed_kind.findData(MULTILINGUAL_MODEL))
+    assert not dialog.embedder_changed()
+    dialog.reject()
+    store = SettingsStore(settings_file)
+    saved = store.load()
+    saved.embedder = ModelChoice("builtin", "", ENGLISH_MODEL)
+    store.save(saved)
+    assert SettingsStore(settings_file).load().embedder.model == ENGLISH_MODEL
+
+
+def test_the_builtin_choice_picks_the_local_model() -> None:
+    from agentmaker_desk.bridge.models import make_embedder
+
+    english = make_embedder(ModelChoice("builtin", "", ENGLISH_MODEL), ApiKeyStore())
+    default = make_embedder(ModelChoice("builtin"), ApiKeyStore())
+    assert (english.model, default.model) == ("all-MiniLM-L6-v2", "multilingual-e5-small")
