@@ -160,7 +160,7 @@ class Library:
         self.config = config
         self.retriever.config = config.retrieval
         self.retriever.reranker = config.reranker
-        self.retriever.fusion = default_fusion(config.retrieval)
+        self.retriever.fusion = default_fusion(config.retrieval, self.embedder)
         self.pipeline.chunking = config.chunking
         self.pipeline.contextualizer = config.make_contextualizer(self.rag.llm)
         self.pipeline.scope = config.scope

@@ -88,6 +88,9 @@ MINILM: Final = "all-MiniLM-L6-v2"
 E5_SMALL: Final = "multilingual-e5-small"
 #: e5's window: its 512 positions, <s>, </s> and the prefix included.
 E5_MAX_TOKENS = 512
+#: e5's score-fusion dense weight (both legs min-max normalised), tuned on half A of
+#: rgb-zh, rgb-en and SciFact train (benchmarks/multilingual_quality.py).
+E5_DENSE_WEIGHT = 0.8
 #: e5's prefixes, passages (what is indexed) and queries.
 E5_PASSAGE, E5_QUERY = "passage: ", "query: "
 
@@ -352,6 +355,15 @@ class LocalEmbedder(Embedder):
                 f"derived again ({error}). Restart the app."
             ) from error
         return again.data if again.data is not None else str(again.path)
+
+    @property
+    def score_fusion_defaults(self) -> tuple[float, tuple[str, str]]:
+        """Tuned per model on the benchmarks' development halves (benchmarks/REPORT.md):
+        MiniLM raw cosine x 0.7 + bm25/best x 0.3; e5 (cosines in a narrow band) both legs
+        min-max normalised, dense x E5_DENSE_WEIGHT."""
+        if self.model == E5_SMALL:
+            return E5_DENSE_WEIGHT, ("minmax", "minmax")
+        return 0.7, ("none", "max")
 
     # --- loading -------------------------------------------------------------------
 

@@ -25,11 +25,23 @@ from agentmaker.retrieval.types import (
 log = logging.getLogger(__name__)
 
 
-def default_fusion(config: RetrievalConfig) -> FusionStrategy:
-    """The fusion ``config.fusion`` names, recording each leg's rank in the metadata."""
+def default_fusion(config: RetrievalConfig, embedder: Embedder | None = None) -> FusionStrategy:
+    """The fusion ``config.fusion`` names, recording each leg's rank in the metadata.
+
+    Score fusion takes ``config.dense_weight`` with raw cosines, or when that is None the
+    embedder's tuned weight and normalisation (:attr:`Embedder.score_fusion_defaults`).
+    """
     if config.fusion == "score":
-        weights = (config.dense_weight, 1.0 - config.dense_weight)
-        return ScoreFusion(weights, normalization=("none", "max"), rank_keys=LEG_RANK_KEYS)
+        weight, normalization = 0.7, ("none", "max")
+        if embedder is not None:
+            weight, normalization = embedder.score_fusion_defaults
+        if config.dense_weight is not None:
+            weight, normalization = config.dense_weight, ("none", "max")
+        return ScoreFusion(
+            (weight, 1.0 - weight),
+            normalization=normalization,  # type: ignore[arg-type]
+            rank_keys=LEG_RANK_KEYS,
+        )
     return RRFFusion(config.rrf_k, rank_keys=LEG_RANK_KEYS)
 
 
@@ -57,7 +69,7 @@ class HybridRetriever:
         self.keyword_index = keyword_index
         self.reranker = reranker
         self.config = config or RetrievalConfig()
-        self.fusion = fusion or default_fusion(self.config)
+        self.fusion = fusion or default_fusion(self.config, embedder)
 
     # --- shared logic (no I/O) ----------------------------------------------------
 

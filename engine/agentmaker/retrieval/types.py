@@ -83,19 +83,21 @@ class RetrievalConfig:
     ``fusion`` picks how the two legs merge when no fusion strategy is passed: ``"rrf"``
     (reciprocal rank fusion with ``rrf_k``) or ``"score"`` (``ScoreFusion``: the dense
     leg's cosine similarity weighted ``dense_weight`` plus the keyword leg's bm25 divided
-    by its best, weighted ``1 - dense_weight``).
+    by its best, weighted ``1 - dense_weight``). ``dense_weight=None`` (default): the
+    weight and normalisation tuned for the embedder
+    (``Embedder.score_fusion_defaults``; 0.7 with raw cosines for unknown models).
     """
 
     top_k: int = 5
     candidate_pool: int = 20
     rrf_k: int = 60
     fusion: Literal["rrf", "score"] = "rrf"
-    dense_weight: float = 0.7
+    dense_weight: float | None = None
 
     def __post_init__(self) -> None:
         if self.fusion not in ("rrf", "score"):
             raise ConfigurationError(f"fusion must be 'rrf' or 'score', not {self.fusion!r}.")
-        if not 0.0 <= self.dense_weight <= 1.0:
+        if self.dense_weight is not None and not 0.0 <= self.dense_weight <= 1.0:
             raise ConfigurationError(
                 f"dense_weight must be between 0 and 1, not {self.dense_weight}."
             )

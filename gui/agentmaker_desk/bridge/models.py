@@ -77,7 +77,9 @@ def rag_config(settings: DeskSettings, keys: ApiKeyStore, notice: Callable[[str]
                 )
             )
     return RagConfig(
-        retrieval=RetrievalConfig(top_k=r.top_k, candidate_pool=max(20, r.top_k * 4)),
+        retrieval=RetrievalConfig(
+            fusion="score", top_k=r.top_k, candidate_pool=max(20, r.top_k * 4)
+        ),
         heading_context=r.heading_context,
         multi_query=3 if r.multi_query else 0,
         hyde=r.hyde,

@@ -215,3 +215,19 @@ def test_e5_takes_no_minilm_options() -> None:
         LocalEmbedder(model=E5_SMALL, precision="fp32-dequant")
     with pytest.raises(ConfigurationError, match="model must be"):
         LocalEmbedder(model="bge-m3")  # type: ignore[arg-type]
+
+
+def test_score_fusion_uses_the_weight_tuned_for_the_model() -> None:
+    from agentmaker.retrieval.hybrid import default_fusion
+    from agentmaker.retrieval.score_fusion import ScoreFusion
+    from agentmaker.retrieval.types import RetrievalConfig
+
+    score = RetrievalConfig(fusion="score")
+    e5 = default_fusion(score, LocalEmbedder(model=E5_SMALL))
+    minilm = default_fusion(score, LocalEmbedder())
+    fixed = default_fusion(RetrievalConfig(fusion="score", dense_weight=0.5), LocalEmbedder())
+    assert isinstance(e5, ScoreFusion) and isinstance(minilm, ScoreFusion)
+    assert isinstance(fixed, ScoreFusion)
+    assert (e5.weights, e5.normalization) == ((0.8, pytest.approx(0.2)), ("minmax", "minmax"))
+    assert (minilm.weights, minilm.normalization) == ((0.7, pytest.approx(0.3)), ("none", "max"))
+    assert fixed.weights == (0.5, 0.5) and fixed.normalization == ("none", "max")
