@@ -118,13 +118,13 @@ def main(argv: list[str] | None = None) -> None:
     ]
     configs = defaults + ([] if args.quick else [(label, run, tokens) for label, run in more])
     rows = []
-    for label, run, tokens in configs:
+    for label, run, count in configs:
         walls, cpus = measure(run, args.repeats)
         best, median, cpu = min(walls), statistics.median(walls), statistics.median(cpus)
-        rows.append((label, tokens / best, len(chunks) / best, tokens / median, tokens / cpu))
+        rows.append((label, count / best, len(chunks) / best, count / median, count / cpu))
         print(
-            f"{label}: {tokens / best:,.0f} tokens/s (best), {tokens / median:,.0f} (median), "
-            f"{tokens / cpu:,.0f} per CPU-second (median)",
+            f"{label}: {count / best:,.0f} tokens/s (best), {count / median:,.0f} (median), "
+            f"{count / cpu:,.0f} per CPU-second (median)",
             flush=True,
         )
 
