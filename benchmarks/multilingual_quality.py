@@ -181,7 +181,15 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--models", default="minilm,e5")
     parser.add_argument("--datasets", default="rgb-zh,rgb-en,scifact")
     parser.add_argument("--keyword", action="store_true", help="bigrams vs jieba on rgb-zh")
+    parser.add_argument(
+        "--before", action="store_true", help="the keyword leg's query split before the fix"
+    )
     args = parser.parse_args(argv)
+    if args.before:  # "2021年中国" was one unsearchable word
+        import re
+
+        cjk = text_analysis._CJK
+        text_analysis._WORD = re.compile(rf"[{cjk}]+|[^\W_]+", re.UNICODE)
     data = datasets()
     result: dict[str, Any] = {"load": os.getloadavg()}
     if args.keyword:
@@ -206,7 +214,8 @@ def main(argv: list[str] | None = None) -> None:
     names = args.datasets.split(",")
     result["tuned"] = {m: tuned(result, m, names) for m in args.models.split(",")}
     OUT.mkdir(parents=True, exist_ok=True)
-    path = OUT / "multilingual_quality.json"
+    tag = f"{args.models}_{args.datasets}{'_before' if args.before else ''}".replace(",", "+")
+    path = OUT / f"multilingual_quality_{tag}.json"
     path.write_text(json.dumps(result, indent=1))
     print(report(result))
     print(json.dumps(result["tuned"], indent=1))
