@@ -68,7 +68,7 @@ class Embedder(ABC):
         leaves ``dense_weight`` open: ``(dense weight, (dense, keyword) normalisation)``.
 
         What a weight means depends on how a model spreads its cosines (e5's sit in a
-        narrow band near 0.8, MiniLM's spread from 0 to 1), so a model tuned on the
+        narrow band near 0.8, MiniLM's spread much wider), so a model tuned on the
         benchmarks overrides this. Default: raw cosine x 0.7 + bm25 / best x 0.3.
         """
         return 0.7, ("none", "max")

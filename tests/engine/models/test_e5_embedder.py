@@ -228,7 +228,7 @@ def test_score_fusion_uses_the_weight_tuned_for_the_model() -> None:
     fixed = default_fusion(RetrievalConfig(fusion="score", dense_weight=0.5), LocalEmbedder())
     assert isinstance(e5, ScoreFusion) and isinstance(minilm, ScoreFusion)
     assert isinstance(fixed, ScoreFusion)
-    assert (e5.weights, e5.normalization) == ((0.8, pytest.approx(0.2)), ("minmax", "minmax"))
+    assert (e5.weights, e5.normalization) == ((0.95, pytest.approx(0.05)), ("none", "max"))
     assert (minilm.weights, minilm.normalization) == ((0.7, pytest.approx(0.3)), ("none", "max"))
     assert fixed.weights == (0.5, 0.5) and fixed.normalization == ("none", "max")
 
