@@ -57,6 +57,7 @@ import numpy as np
 from agentmaker.errors import ConfigurationError, ModelError
 from agentmaker.models import onnx_runtime
 from agentmaker.models.e5_model import derived_e5
+from agentmaker.models.embedding_windows import Window, combine, normalise, plan_windows
 from agentmaker.models.local_model import (
     default_cache_dir,
     int8_session_config,
@@ -115,14 +116,6 @@ class _Model:
     data: bytes | None = None
     #: onnxruntime session config entries the model needs.
     config: tuple[tuple[str, str], ...] = ()
-
-
-@dataclass(frozen=True)
-class _Window:
-    """One model input: token ids (with [CLS]/[SEP]) of text ``owner``."""
-
-    owner: int
-    ids: list[int]
 
 
 class LocalEmbedder(Embedder):
@@ -471,22 +464,17 @@ class LocalEmbedder(Embedder):
             out.append(ids[len(head) :] if ids[: len(head)] == head else ids)
         return out
 
-    def _windows(self, tokenizer: Any, texts: Sequence[str], prefix: str = "") -> list[_Window]:
+    def _windows(self, tokenizer: Any, texts: Sequence[str], prefix: str = "") -> list[Window]:
         """Token windows of every text; each text yields at least one window."""
-        head = self._prefix_ids.get(prefix, [])
-        content = self.max_tokens - 2 - len(head)
-        stride = content - self.window_overlap
-        windows: list[_Window] = []
-        for owner, ids in enumerate(self._encode(tokenizer, texts, prefix)):
-            if len(ids) <= content or self.long_text == "truncate":
-                starts = [0]
-            else:
-                # Windows of `content` tokens every `stride`; the last one ends with the text.
-                starts = [*range(0, len(ids) - content, stride), len(ids) - content]
-            for start in starts:
-                piece = ids[start : start + content]
-                windows.append(_Window(owner, [self._cls_id, *head, *piece, self._sep_id]))
-        return windows
+        return plan_windows(
+            self._encode(tokenizer, texts, prefix),
+            max_tokens=self.max_tokens,
+            start=self._cls_id,
+            end=self._sep_id,
+            head=self._prefix_ids.get(prefix, []),
+            overlap=self.window_overlap,
+            truncate=self.long_text == "truncate",
+        )
 
     def _prefix(self, queries: bool) -> str:
         if self.model != E5_SMALL:
@@ -495,7 +483,7 @@ class LocalEmbedder(Embedder):
 
     def _plan(
         self, texts: Sequence[str], queries: bool = False
-    ) -> tuple[list[_Window], list[list[int]]]:
+    ) -> tuple[list[Window], list[list[int]]]:
         """Windows, and batches of window indices sorted by length (longest first)."""
         tokenizer = self._get_tokenizer()
         windows = self._windows(tokenizer, texts, self._prefix(queries))
@@ -503,7 +491,7 @@ class LocalEmbedder(Embedder):
         batches = [order[i : i + self.batch_size] for i in range(0, len(order), self.batch_size)]
         return windows, batches
 
-    def _run_batch(self, windows: list[_Window], batch: list[int]) -> np.ndarray:
+    def _run_batch(self, windows: list[Window], batch: list[int]) -> np.ndarray:
         """Pooled, L2-normalised vectors of ``windows[batch]`` (float32)."""
         session = self._get_session()
         length = max(len(windows[i].ids) for i in batch)
@@ -522,18 +510,10 @@ class LocalEmbedder(Embedder):
             raise ModelError(f"The local embedding model failed to run ({error}).") from error
         weights = mask[:, :, None].astype(np.float32)
         pooled = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
-        return _normalise(pooled)
+        return normalise(pooled)
 
-    def _combine(self, n_texts: int, windows: list[_Window], vectors: np.ndarray) -> np.ndarray:
-        out = np.zeros((n_texts, DIMENSION), dtype=np.float32)
-        counts = np.zeros(n_texts, dtype=np.float32)
-        owners = np.fromiter((w.owner for w in windows), dtype=np.int64, count=len(windows))
-        if len(windows) == n_texts:  # one window per text, in text order
-            out[owners] = vectors
-            return out
-        np.add.at(out, owners, vectors)
-        np.add.at(counts, owners, 1.0)
-        return _normalise(out / counts[:, None])
+    def _combine(self, n_texts: int, windows: list[Window], vectors: np.ndarray) -> np.ndarray:
+        return combine(n_texts, windows, vectors)
 
     def embed_batch(self, texts: Sequence[str]) -> np.ndarray:
         """Embed passages (the texts that are indexed)."""
@@ -591,7 +571,7 @@ class LocalEmbedder(Embedder):
                 vectors[batch] = result
         return self._combine(len(texts), windows, vectors)
 
-    def _run_batches(self, windows: list[_Window], batches: list[list[int]]) -> list[np.ndarray]:
+    def _run_batches(self, windows: list[Window], batches: list[list[int]]) -> list[np.ndarray]:
         return [self._run_batch(windows, batch) for batch in batches]
 
     def count_tokens(self, text: str) -> int:
@@ -607,8 +587,3 @@ class LocalEmbedder(Embedder):
             self._session = None
         if executor is not None:
             executor.shutdown(wait=False, cancel_futures=True)
-
-
-def _normalise(vectors: np.ndarray) -> np.ndarray:
-    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
-    return (vectors / np.maximum(norms, 1e-12)).astype(np.float32, copy=False)
