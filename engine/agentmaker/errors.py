@@ -167,3 +167,16 @@ class ModelResponseError(ModelError):
 
 class OperationCancelledError(AgentmakerError):
     """A long operation was cancelled by the caller."""
+
+
+class ConversationNotFoundError(AgentmakerError, LookupError):
+    """A conversation (or one of its turns) is not in this library."""
+
+    def __init__(self, conversation_id: str, *, turn_id: str | None = None) -> None:
+        what = f"turn {turn_id!r} of conversation" if turn_id else "conversation"
+        super().__init__(
+            f"There is no {what} {conversation_id!r} in this library: it was deleted, or "
+            "belongs to another library or user. Reload the list of conversations."
+        )
+        self.conversation_id = conversation_id
+        self.turn_id = turn_id

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from agentmaker.background import STOP_GRACE_S, finish_in_thread
+from agentmaker.conversations.service import Conversations
 from agentmaker.models.llm import LLMClient
 from agentmaker.rag.answer.retriever import RagRetriever
 from agentmaker.rag.config import RagConfig
@@ -98,6 +99,8 @@ class Library:
             system_prompt=config.system_prompt,
             scope=config.scope,
         )
+        #: Chat threads stored in this file (questions, answers, their passages).
+        self.conversations = Conversations(db, self.rag, scope=config.scope)
 
     def _build_retriever(self, embedder: Embedder) -> SqliteHybridRetriever:
         return SqliteHybridRetriever(
@@ -167,6 +170,7 @@ class Library:
         self.rag.expander = config.make_expander()
         self.rag.system_prompt = config.system_prompt
         self.rag.scope = config.scope
+        self.conversations.scope = config.scope
         self.rag.query_transformer = config.make_query_transformer(self.rag.llm)
 
     @property

@@ -84,8 +84,10 @@ def build_messages(
     system_prompt: str | None = None,
     *,
     fence: str | None = None,
+    history: Sequence[ChatMessage] = (),
 ) -> list[ChatMessage]:
-    """System prompt plus one user message holding the delimited passages and question.
+    """System prompt, earlier turns of a conversation (``history``, oldest first), then
+    one user message holding the delimited passages and the question.
 
     The question sits after the passages in a block tagged with a per-request random
     ``fence`` (:func:`question_fence` when None): a passage cannot write ``<<<`` (see
@@ -110,5 +112,6 @@ def build_messages(
     )
     return [
         ChatMessage("system", system_prompt or DEFAULT_SYSTEM_PROMPT),
+        *history,
         ChatMessage("user", user),
     ]

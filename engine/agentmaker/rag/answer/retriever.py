@@ -7,7 +7,7 @@ import concurrent.futures
 from collections.abc import AsyncGenerator, Coroutine, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from agentmaker.models.llm import LLMClient
+from agentmaker.models.llm import ChatMessage, LLMClient
 from agentmaker.rag.answer.expanders import ChunkExpander
 from agentmaker.rag.answer.extractive import extractive_answer
 from agentmaker.rag.answer.prompting import NO_HITS_ANSWER, AskResult, SourceRef, build_messages
@@ -225,22 +225,40 @@ class RagRetriever:
         question: str,
         top_k: int | None = None,
         filters: Sequence[MetadataFilter] | None = None,
+        *,
+        history: Sequence[ChatMessage] = (),
+        query: str | None = None,
     ) -> AnswerStream:
         """Stream the answer: ``async for piece in rag.ask_stream(q)``.
 
-        After the first piece, ``stream.sources`` and ``stream.extractive`` are set.
-        A question without words, or a ``top_k`` below 1, raises InvalidQueryError here.
+        ``history`` (earlier turns, oldest first) goes into the prompt before the
+        question; ``query`` is searched instead of the question (a follow-up rewritten
+        as a standalone query). After the first piece, ``stream.sources`` and
+        ``stream.extractive`` are set. A question without words, or a ``top_k`` below
+        1, raises InvalidQueryError here.
         """
-        return AnswerStream(self, check_query(question), check_top_k(top_k), filters)
+        return AnswerStream(
+            self,
+            check_query(question),
+            check_top_k(top_k),
+            filters,
+            history=history,
+            query=check_query(query, what="search query") if query is not None else None,
+        )
 
     async def ask(
         self,
         question: str,
         top_k: int | None = None,
         filters: Sequence[MetadataFilter] | None = None,
+        *,
+        history: Sequence[ChatMessage] = (),
+        query: str | None = None,
     ) -> AskResult:
         """Retrieve, then answer only from the numbered passages, citing them."""
-        stream = self.ask_stream(question, top_k=top_k, filters=filters)
+        stream = self.ask_stream(
+            question, top_k=top_k, filters=filters, history=history, query=query
+        )
         parts = [piece async for piece in stream]
         return AskResult("".join(parts), stream.sources, stream.extractive)
 
@@ -254,8 +272,14 @@ class AnswerStream:
         question: str,
         top_k: int | None,
         filters: Sequence[MetadataFilter] | None,
+        *,
+        history: Sequence[ChatMessage] = (),
+        query: str | None = None,
     ) -> None:
         self.question = question
+        #: What is searched (and what an extractive answer matches sentences against).
+        self.query = query or question
+        self.history = list(history)
         self.sources: list[SourceRef] = []
         self.extractive = rag.llm is None
         self.answer = ""
@@ -278,16 +302,18 @@ class AnswerStream:
 
     async def _produce(self) -> AsyncGenerator[str, None]:
         rag = self._rag
-        hits = await rag.aretrieve(self.question, top_k=self._top_k, filters=self._filters)
-        self.sources = rag._sources(hits, self.question)
+        hits = await rag.aretrieve(self.query, top_k=self._top_k, filters=self._filters)
+        self.sources = rag._sources(hits, self.query)
         if not hits:
             yield NO_HITS_ANSWER
             return
         if rag.llm is None:
-            result = extractive_answer(self.question, [s.content for s in self.sources])
+            result = extractive_answer(self.query, [s.content for s in self.sources])
             yield result.text
             return
-        messages = build_messages(self.question, self.sources, rag.system_prompt)
+        messages = build_messages(
+            self.question, self.sources, rag.system_prompt, history=self.history
+        )
         stream = rag.llm.stream(messages)
         try:
             async for piece in stream:
