@@ -1,4 +1,5 @@
-"""The main window: chunk browser on the left, question, answer and sources on the right."""
+"""The main window, chat first: chats and the library on the left, the transcript and
+the question box in the centre, the passage in its document on the right."""
 
 from __future__ import annotations
 
@@ -14,15 +15,16 @@ from PySide6.QtWidgets import (
     QMessageBox,
     QSplitter,
     QStackedWidget,
+    QTabWidget,
     QVBoxLayout,
     QWidget,
 )
 
 from agentmaker_desk.bridge.bridge import EngineBridge
-from agentmaker_desk.chat.answer_pane import AnswerPane
 from agentmaker_desk.chat.ask_box import AskBar, local_paths
+from agentmaker_desk.chat.conversation_list import ConversationList
 from agentmaker_desk.chat.source_view import SourceView
-from agentmaker_desk.chat.sources_view import SourcesView
+from agentmaker_desk.chat.transcript import TranscriptView, status_words
 from agentmaker_desk.library.chunk_browser import ChunkBrowser
 from agentmaker_desk.library.chunk_tree_model import document_title
 from agentmaker_desk.library.ingest_panel import IngestPanel
@@ -59,7 +61,7 @@ class MainWindow(QMainWindow):
         self.store = store
         self.keys = keys
         self.settings: DeskSettings = store.load()
-        self._sources: dict[int, Any] = {}
+        self._regenerating = False
         self._shown_chunk_id: str | None = None
         self._dialogs: set[QWidget] = set()
         self.passwords = PasswordFlow(bridge, self)
@@ -83,35 +85,33 @@ class MainWindow(QMainWindow):
 
     def _build_widgets(self) -> None:
         self.browser = ChunkBrowser(self)
+        self.conversation_list = ConversationList(self)
+        self.transcript = TranscriptView(self)
         self.ask_bar = AskBar(self)
-        self.answer_pane = AnswerPane(self)
-        self.sources_view = SourcesView(self)
         self.source_view = SourceView(self)
         self.ingest_panel = IngestPanel(self)
         self.ingest_panel.setVisible(False)
         self.empty_view = EmptyLibraryView(self)
         self.link_offer = LinkOffer(self)
 
-        answer_area = QWidget(self)
-        answer_layout = QVBoxLayout(answer_area)
-        answer_layout.setContentsMargins(0, 0, 0, 0)
-        answer_layout.addWidget(self.ask_bar)
-        answer_layout.addWidget(self.answer_pane, 1)
+        self.sidebar = QTabWidget(self)
+        self.sidebar.setObjectName("sidebar")
+        self.sidebar.setDocumentMode(True)
+        self.sidebar.addTab(self.conversation_list, icon("chat"), self.tr("Chats"))
+        self.sidebar.addTab(self.browser, icon("folder"), self.tr("Library"))
 
-        self.lower_splitter = QSplitter(Qt.Orientation.Horizontal, self)
-        self.lower_splitter.addWidget(self.sources_view)
-        self.lower_splitter.addWidget(self.source_view)
-        self.lower_splitter.setSizes([520, 460])
-
-        self.right_splitter = QSplitter(Qt.Orientation.Vertical, self)
-        self.right_splitter.addWidget(answer_area)
-        self.right_splitter.addWidget(self.lower_splitter)
-        self.right_splitter.setSizes([420, 380])
+        chat_area = QWidget(self)
+        chat_layout = QVBoxLayout(chat_area)
+        chat_layout.setContentsMargins(0, 0, 0, 0)
+        chat_layout.addWidget(self.transcript, 1)
+        chat_layout.addWidget(self.ask_bar)
 
         self.main_splitter = QSplitter(Qt.Orientation.Horizontal, self)
-        self.main_splitter.addWidget(self.browser)
-        self.main_splitter.addWidget(self.right_splitter)
-        self.main_splitter.setSizes([340, 940])
+        self.main_splitter.addWidget(self.sidebar)
+        self.main_splitter.addWidget(chat_area)
+        self.main_splitter.addWidget(self.source_view)
+        self.main_splitter.setStretchFactor(1, 1)
+        self.main_splitter.setSizes([290, 600, 380])
 
         self.stack = QStackedWidget(self)
         self.stack.addWidget(self.empty_view)
@@ -140,9 +140,17 @@ class MainWindow(QMainWindow):
         self.ask_bar.askRequested.connect(self.ask)
         self.ask_bar.stopRequested.connect(self.bridge.stop_answer)
         self.ask_bar.filesDropped.connect(self.add_paths)
-        self.answer_pane.citationClicked.connect(self.show_source)
-        self.answer_pane.settingsRequested.connect(self.open_settings)
-        self.sources_view.sourceActivated.connect(self.show_source)
+        self.transcript.citationClicked.connect(self._citation_clicked)
+        self.transcript.regenerateRequested.connect(self.regenerate)
+        self.transcript.copied.connect(lambda _t: self._notice(self.tr("Answer copied.")))
+        chats = self.bridge.chats
+        convs = self.conversation_list
+        convs.newRequested.connect(self.new_chat)
+        convs.openRequested.connect(self.open_chat)
+        convs.renameRequested.connect(lambda cid, t: self.bridge.spawn(chats.rename(cid, t)))
+        convs.deleteRequested.connect(lambda cid: self.bridge.spawn(chats.delete(cid)))
+        convs.undoRequested.connect(lambda: self.bridge.spawn(chats.undo()))
+        convs.searchRequested.connect(lambda text: self.bridge.spawn(chats.search(text)))
         self.browser.chunkSelected.connect(self._chunk_selected)
         self.browser.removeRequested.connect(self.confirm_remove)
         self.browser.reindexRequested.connect(self.reindex)
@@ -165,11 +173,21 @@ class MainWindow(QMainWindow):
         b.ingestProgress.connect(self.ingest_panel.update_progress)
         b.ingestFinished.connect(self._ingest_finished)
         b.ingestFailed.connect(self.ingest_panel.fail)
-        b.answerStarted.connect(self._answer_started)
-        b.answerSources.connect(self._answer_sources)
-        b.answerPiece.connect(self.answer_pane.append)
-        b.answerFinished.connect(self._answer_finished)
-        b.answerFailed.connect(self._answer_failed)
+        c = b.chats
+        c.listed.connect(self.conversation_list.set_conversations)
+        c.searched.connect(self.conversation_list.set_search_results)
+        c.opened.connect(self._chat_opened)
+        c.deleted.connect(self.conversation_list.offer_undo)
+        c.turnStarted.connect(self._turn_started)
+        c.turnQuery.connect(self.transcript.set_query)
+        c.turnSources.connect(self.transcript.set_sources)
+        c.turnPiece.connect(self.transcript.append)
+        c.turnFinished.connect(self._turn_finished)
+        c.turnFailed.connect(self._turn_failed)
+        c.exported.connect(
+            lambda path: self._notice(self.tr("Conversation exported to {path}.").format(path=path))
+        )
+        c.failed.connect(self._notice)
         b.notice.connect(self._notice)
         b.ocr.started.connect(self._ocr_started)
         b.ocr.progress.connect(self.ingest_panel.update_ocr)
@@ -181,9 +199,7 @@ class MainWindow(QMainWindow):
     def _splitters(self) -> dict[str, QSplitter]:
         return {
             "outer": self.outer_splitter,
-            "main": self.main_splitter,
-            "right": self.right_splitter,
-            "lower": self.lower_splitter,
+            "chat": self.main_splitter,
             "browser": self.browser.splitter,
         }
 
@@ -294,8 +310,7 @@ class MainWindow(QMainWindow):
 
     def open_library(self, path: str) -> Any:
         """Switch to the library at ``path``."""
-        self.answer_pane.clear()
-        self.sources_view.clear()
+        self.transcript.clear()
         self.source_view.clear()
         return self.bridge.spawn(self.bridge.open_library(path, settings=self.settings))
 
@@ -380,51 +395,116 @@ class MainWindow(QMainWindow):
     def reindex(self, doc_id: str) -> Any:
         return self.bridge.spawn(self.bridge.reindex_document(doc_id), "reindex")
 
-    # --- asking -------------------------------------------------------------------
+    # --- chats and asking ---------------------------------------------------------
 
     def focus_question(self) -> None:
         self.ask_bar.edit.setFocus()
         self.ask_bar.edit.selectAll()
 
     def ask(self, question: str) -> Any:
-        """Ask ``question`` (stops an answer still being written)."""
+        """Ask ``question`` in the current chat (stops an answer still being written)."""
         if self.bridge.library is None:
             return None
-        return self.bridge.ask(question)
+        self.ask_bar.edit.clear()
+        self._regenerating = False
+        return self.bridge.chats.ask(question)
 
-    def _answer_started(self, question: str) -> None:
-        self._sources = {}
+    def regenerate(self) -> Any:
+        """Answer the last question of this chat again."""
+        if self.bridge.library is None or self.bridge.answering:
+            return None
+        self._regenerating = True
+        return self.bridge.chats.regenerate()
+
+    def new_chat(self) -> None:
+        """Start a new chat (Ctrl+N)."""
+        self.sidebar.setCurrentWidget(self.conversation_list)
+        self.bridge.chats.new_chat()
+        self.focus_question()
+
+    def open_chat(self, conversation_id: str) -> Any:
+        """Show a stored chat."""
+        return self.bridge.spawn(self.bridge.chats.open(conversation_id), "open-chat")
+
+    def _chat_opened(self, conversation: Any) -> None:
         self._shown_chunk_id = None
-        self.sources_view.clear()
         self.source_view.clear()
-        self.answer_pane.start(question)
+        self.transcript.show_conversation(conversation)
+        self.ask_bar.set_answering(False)
+        self.conversation_list.set_current(
+            conversation.conversation_id if conversation is not None else None
+        )
+
+    def _turn_started(self, question: str) -> None:
+        self.transcript.start_turn(question, replace_last=self._regenerating)
+        self._regenerating = False
         self.ask_bar.set_answering(True)
+        self.conversation_list.set_current(self.bridge.chats.current_id)
 
-    def _answer_sources(self, sources: list[Any], extractive: bool) -> None:
-        self._sources = {int(s.n): s for s in sources}
-        self.answer_pane.set_sources(sources, extractive)
-        self.sources_view.set_sources(sources)
+    def _turn_finished(self, turn: Any, stopped: bool) -> None:
+        self.transcript.finish(turn, stopped)
+        self.ask_bar.set_answering(False)
+        self.conversation_list.set_current(self.bridge.chats.current_id)
 
-    def _answer_finished(self, stopped: bool) -> None:
-        self.answer_pane.finish(stopped)
+    def _turn_failed(self, message: str) -> None:
+        self.transcript.fail(message)
         self.ask_bar.set_answering(False)
 
-    def _answer_failed(self, message: str) -> None:
-        self.answer_pane.fail(message)
-        self.ask_bar.set_answering(False)
+    @property
+    def _sources(self) -> dict[int, Any]:
+        """The sources of the newest answer, by number."""
+        turns = self.transcript.turns
+        return {int(s.n): s for s in turns[-1].sources} if turns else {}
 
-    def show_source(self, n: int) -> Any:
-        """Show source ``n``: its passage highlighted in its document, selected in the tree."""
-        source = self._sources.get(n)
+    def export_conversation(self) -> None:
+        """File → Export conversation…: pick a Markdown or HTML file (non-modal)."""
+        if self.bridge.chats.current_id is None:
+            self._notice(self.tr("There is no conversation to export yet."))
+            return
+        dialog = QFileDialog(self, self.tr("Export conversation"))
+        dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
+        markdown, page = self.tr("Markdown (*.md)"), self.tr("Web page (*.html)")
+        dialog.setNameFilters([markdown, page])
+        dialog.setDefaultSuffix("md")
+        dialog.filterSelected.connect(
+            lambda chosen: dialog.setDefaultSuffix("html" if chosen == page else "md")
+        )
+        dialog.fileSelected.connect(self.export_conversation_to)
+        self._open_dialog(dialog)
+
+    def export_conversation_to(self, path: str) -> Any:
+        """Write the current chat to ``path`` (.md or .html)."""
+        return self.bridge.spawn(self.bridge.chats.export(path), "export")
+
+    def _citation_clicked(self, turn: int, n: int) -> Any:
+        return self.show_source(n, turn)
+
+    def show_source(self, n: int, turn: int = -1) -> Any:
+        """Show source ``n`` of answer ``turn`` (the newest by default) in its document."""
+        index = turn if turn >= 0 else len(self.transcript.turns) + turn
+        source = self.transcript.source(index, n)
         if source is None:
             return None
-        self.sources_view.select_source(n)
         return self.bridge.spawn(self._show_source(source), "show-source")
 
     async def _show_source(self, source: Any) -> None:
-        chunk = await self.bridge.get_chunk(source.chunk_id) if source.chunk_id else None
-        if chunk is None:  # the document changed since the answer: show the quoted text
-            chunk = source
+        status = getattr(source, "status", "current")
+        chunk = None
+        if status == "current" and source.chunk_id:
+            chunk = await self.bridge.get_chunk(source.chunk_id)
+        if chunk is None:  # changed or removed since the answer: show the quoted text
+            note = status_words(source)
+            note = (note[:1].upper() + note[1:] + ". ") if note else ""
+            self._shown_chunk_id = None
+            self.source_view.show_passage(
+                title=source.title,
+                source_path=source.source,
+                document_text=None,
+                chunk=source,
+                doc_id=source.doc_id,
+                note=note + self.tr("Showing the text the answer used."),
+            )
+            return
         await self._show_chunk(chunk, source.doc_id, source.title, source.source)
         self.browser.reveal_chunk(source.doc_id, chunk.heading_path, chunk.chunk_id)
 

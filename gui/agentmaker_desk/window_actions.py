@@ -60,9 +60,22 @@ def build_actions(window: ActionHost) -> None:
     window.settings_action.setShortcut(QKeySequence("Ctrl+,"))
     window.settings_action.setMenuRole(QAction.MenuRole.PreferencesRole)
     window.settings_action.triggered.connect(window.open_settings)
+    window.new_chat_action = QAction(
+        icon("chat"), QCoreApplication.translate("MainWindow", "New chat"), window
+    )
+    window.new_chat_action.setShortcut(QKeySequence("Ctrl+N"))
+    window.new_chat_action.triggered.connect(window.new_chat)
+    window.export_action = QAction(
+        QCoreApplication.translate("MainWindow", "Export conversation…"), window
+    )
+    window.export_action.setShortcut(QKeySequence("Ctrl+E"))
+    window.export_action.triggered.connect(window.export_conversation)
     quit_action = QAction(QCoreApplication.translate("MainWindow", "Quit"), window)
     quit_action.setShortcut(QKeySequence.StandardKey.Quit)
     quit_action.triggered.connect(window.close)
+    file_menu.addAction(window.new_chat_action)
+    file_menu.addAction(window.export_action)
+    file_menu.addSeparator()
     for action in (window.add_files_action, window.add_folder_action):
         file_menu.addAction(action)
     file_menu.addSeparator()
@@ -78,6 +91,7 @@ def build_actions(window: ActionHost) -> None:
     toolbar.setMovable(False)
     toolbar.setIconSize(QSize(20, 20))
     toolbar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+    toolbar.addAction(window.new_chat_action)
     toolbar.addAction(window.add_files_action)
     toolbar.addAction(window.add_folder_action)
     spacer = QWidget(toolbar)

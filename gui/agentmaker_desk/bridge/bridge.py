@@ -7,10 +7,11 @@ run on the GUI thread: ingestion and re-embedding reports, which come in bursts,
 a :class:`~agentmaker_desk.bridge.progress_relay.ProgressRelay` (delivered in batches, the
 newest report per file), the rest with ``loop.call_soon_threadsafe``.
 
-The bridge has three helpers that belong to it (and also call the engine):
+The bridge has four helpers that belong to it (and also call the engine):
 ``bridge_models`` (settings → engine objects), ``ocr_runner`` (``bridge.ocr``: scanned
-pages read in the background) and ``folder_links`` (``bridge.folders``: linked folders
-followed by a watcher). Widgets never call the engine.
+pages read in the background), ``folder_links`` (``bridge.folders``: linked folders
+followed by a watcher) and ``conversations`` (``bridge.chats``: chat threads).
+Widgets never call the engine.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from typing import Any
 from PySide6.QtCore import QObject, Signal
 
 from agentmaker_desk.bridge import models as bridge_models
+from agentmaker_desk.bridge.conversations import ConversationLinks
 from agentmaker_desk.bridge.folder_links import FolderLinks
 from agentmaker_desk.bridge.ocr_runner import OcrRunner
 from agentmaker_desk.bridge.progress_relay import ProgressRelay
@@ -99,6 +101,7 @@ class EngineBridge(QObject):
         self.ingestProgress.connect(self._list_new_documents)
         self.ocr = OcrRunner(self, ocr_engine)
         self.folders = FolderLinks(self, debounce=folder_debounce)
+        self.chats = ConversationLinks(self, self)
 
     # --- background tasks ------------------------------------------------------------
 
@@ -138,6 +141,10 @@ class EngineBridge(QObject):
         self._busy += delta
         if (self._busy > 0) != before:
             self.busyChanged.emit(self._busy > 0)
+
+    def mark_busy(self, delta: int) -> None:
+        """One more (+1) or one less (-1) piece of work that makes the app busy."""
+        self._set_busy(delta)
 
     @property
     def busy(self) -> bool:
@@ -232,6 +239,7 @@ class EngineBridge(QObject):
                 self.apply_model(settings.llm)
         self.libraryOpened.emit(str(path))
         await self.refresh_documents()
+        await self.chats.refresh()
         if getattr(self._lib, "needs_rebuild", False):
             # A change of embedder was interrupted last time: finish it in the background.
             self.spawn(self.reembed(self._lib.embedder), "reembed")
@@ -255,6 +263,7 @@ class EngineBridge(QObject):
             lib, self._lib = self._lib, None
             await asyncio.to_thread(lib.close)
         self.documents = []
+        self.chats.forget()
 
     async def refresh_documents(self) -> list[Any]:
         """Re-list the library's documents (off the GUI thread) and emit ``documentsListed``."""
@@ -393,10 +402,25 @@ class EngineBridge(QObject):
 
     def ask(self, question: str) -> asyncio.Task[Any]:
         """Answer ``question`` in the background, stopping any answer in progress."""
+        return self.run_answer(self.aask(question))
+
+    def run_answer(self, coro: Coroutine[Any, Any, Any]) -> asyncio.Task[Any]:
+        """Run ``coro`` as *the* answer (one at a time): Stop and Esc cancel it."""
         self.stop_answer()
-        task = self.spawn(self.aask(question), "answer")
+        task = self.spawn(coro, "answer")
         self._answer_task = task
         return task
+
+    async def wait_answer(self) -> None:
+        """Wait until the answer task (stopped or not) has ended."""
+        task = self._answer_task
+        if task is not None:
+            await asyncio.gather(task, return_exceptions=True)
+
+    @property
+    def top_k(self) -> int | None:
+        """Passages per answer from the settings (None: the library's default)."""
+        return self._top_k
 
     async def aask(self, question: str) -> str:
         """Stream an answer: answerStarted, answerSources, answerPiece…, answerFinished."""
@@ -433,6 +457,10 @@ class EngineBridge(QObject):
             await asyncio.shield(self._close_stream(stream))
         return "".join(pieces)
 
+    async def close_stream(self, stream: Any) -> None:
+        """Close an answer stream, best effort (its answer already ended)."""
+        await self._close_stream(stream)
+
     @staticmethod
     async def _close_stream(stream: Any) -> None:
         aclose = getattr(stream, "aclose", None)
@@ -444,12 +472,13 @@ class EngineBridge(QObject):
 
     def stop_answer(self) -> None:
         """Stop the answer being written (its text so far stays)."""
-        task, self._answer_task = self._answer_task, None
+        task = self._answer_task
         if task is not None and not task.done():
             task.cancel()
 
     @property
     def answering(self) -> bool:
+        """True while an answer is being written."""
         return self._answer_task is not None and not self._answer_task.done()
 
     # --- models and settings -----------------------------------------------------------

@@ -143,8 +143,11 @@ class SourceView(QWidget):
         document_text: str | None,
         chunk: Any,
         doc_id: str = "",
+        note: str = "",
     ) -> None:
-        """Show ``chunk`` (content, heading_path, metadata) highlighted in its document."""
+        """Show ``chunk`` (content, heading_path, metadata) highlighted in its document.
+
+        ``note`` is shown above the text (e.g. why only the quoted passage is shown)."""
         content = getattr(chunk, "content", "") or ""
         metadata = getattr(chunk, "metadata", None) or {}
         self._source_path = source_path or ""
@@ -162,14 +165,15 @@ class SourceView(QWidget):
         self.open_button.setEnabled(bool(source_path) and Path(source_path).is_file())
 
         text = document_text or ""
-        notes: list[str] = []
+        notes: list[str] = [note] if note else []
         found = locate_passage(text, content, metadata.get("start_char"), metadata.get("end_char"))
         if found is None:
             # Without the document text, show the passage itself.
             text, found = content, (0, len(content))
-            notes.append(
-                self.tr("The full document text is not available; showing the passage only.")
-            )
+            if not note:
+                notes.append(
+                    self.tr("The full document text is not available; showing the passage only.")
+                )
         start, end = found
         lo, hi = window_around(text, start, end)
         if lo > 0 or hi < len(text):

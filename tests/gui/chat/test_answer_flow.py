@@ -30,22 +30,24 @@ def test_streamed_answer_links_citations_and_clicking_one_shows_the_passage(
     desk.bridge.library.set_llm(ScriptedLLM([reply], delay=0.01))
     _ask(desk, qloop, "How do I add a dependency?")
 
-    pane = desk.answer_pane
-    assert pane.answer_text == reply
-    assert not pane.extractive_label.isVisible()
-    assert pane.anchors() == ["cite:1", "cite:2"]  # [9] has no source: stays text
-    assert "Unknown [9]." in pane.browser.toPlainText()
-    assert desk.sources_view.topLevelItemCount() == len(desk._sources) >= 2
+    view = desk.transcript
+    assert view.answer_text() == reply
+    assert desk.ask_bar.question() == ""  # the box is cleared for the next question
+    cites = [a for a in view.anchors() if a.startswith("cite:")]
+    assert cites == ["cite:0-1", "cite:0-2"]  # [9] has no source: stays text
+    assert "Unknown [9]." in view.browser.toPlainText()
+    sources = [a for a in view.anchors() if a.startswith("src:")]
+    assert sources == [f"src:0-{n}" for n in sorted(desk._sources)] and len(sources) >= 2
 
     source = desk._sources[2]
     chunk = desk.bridge.library.source_store.get_chunk(source.chunk_id)
-    point = anchor_point(pane.browser, "cite:2")
-    clicked: list[int] = []
-    pane.citationClicked.connect(clicked.append)
+    point = anchor_point(view.browser, "cite:0-2")
+    clicked: list[tuple[int, int]] = []
+    view.citationClicked.connect(lambda t, n: clicked.append((t, n)))
     qloop.call(
-        lambda: qtbot.mouseClick(pane.browser.viewport(), Qt.MouseButton.LeftButton, pos=point)
+        lambda: qtbot.mouseClick(view.browser.viewport(), Qt.MouseButton.LeftButton, pos=point)
     )
-    assert clicked == [2]
+    assert clicked == [(0, 2)]
     qloop.until(lambda: desk.browser.current_chunk() is not None)
     qloop.until(lambda: not desk.bridge.tasks)
 
@@ -64,25 +66,28 @@ def test_stop_ends_the_answer(desk, qloop, good_dir: Path) -> None:
     llm = ScriptedLLM([words], delay=0.01)
     desk.bridge.library.set_llm(llm)
     desk.ask("What is this about?")
-    qloop.until(lambda: len(desk.answer_pane.answer_text) > 40)
+    qloop.until(lambda: len(desk.transcript.answer_text()) > 40)
     assert desk.ask_bar.stop_button.isEnabled()
     qloop.call(desk.ask_bar.stop_button.click)
     qloop.until(lambda: not desk.bridge.tasks)
-    assert not desk.answer_pane.is_streaming
+    assert not desk.transcript.is_streaming
     assert not desk.ask_bar.stop_button.isEnabled()
-    assert "Stopped." in desk.answer_pane.browser.toPlainText()
-    assert len(desk.answer_pane.answer_text) < len(words)
+    assert "Stopped." in desk.transcript.browser.toPlainText()
+    assert len(desk.transcript.answer_text()) < len(words)
     assert llm.closed_streams == 1
+    # What was written before Stop is kept in the chat.
+    [turn] = desk.bridge.library.conversations.get(desk.bridge.chats.current_id).turns
+    assert turn.stopped and turn.answer == desk.transcript.answer_text()
 
 
 def test_extractive_answer_is_labelled(desk, qloop, good_dir: Path) -> None:
     qloop.run(desk.bridge.aingest([str(good_dir / "faq.md")]))
     desk.ask("How do I install it?")
     qloop.until(lambda: not desk.bridge.tasks)
-    assert desk.answer_pane.extractive_label.isVisible()
-    assert "Extractive answer" in desk.answer_pane.extractive_label.text()
-    assert desk.answer_pane.anchors()
-    assert all(a.startswith("cite:") for a in desk.answer_pane.anchors())
+    text = desk.transcript.browser.toPlainText()
+    assert "Extractive answer (no model)" in text
+    cites = [a for a in desk.transcript.anchors() if a.startswith("cite:")]
+    assert cites and all(a.startswith("cite:0-") for a in cites)
 
 
 def test_document_html_is_shown_as_text_and_only_cite_links_act(
@@ -100,14 +105,15 @@ def test_document_html_is_shown_as_text_and_only_cite_links_act(
     desk.ask("gateway password note")
     qloop.until(lambda: not desk.bridge.tasks)
 
-    pane = desk.answer_pane
-    plain = pane.browser.toPlainText()
+    view = desk.transcript
+    plain = view.browser.toPlainText()
     assert payload_img in plain
     assert payload_link in plain
-    rendered = pane.browser.toHtml()
+    rendered = view.browser.toHtml()
     assert "<img" not in rendered and "&lt;img src=x onerror=alert(1)&gt;" in rendered
     assert 'href="file:' not in rendered
-    assert pane.anchors() and all(a.startswith("cite:") for a in pane.anchors())
+    own = ("cite:", "src:", "toggle:", "copy:", "regen:")
+    assert view.anchors() and all(a.startswith(own) for a in view.anchors())
     # The source view shows the same characters as plain text.
     qloop.call(lambda: desk.show_source(1))
     qloop.until(lambda: not desk.bridge.tasks)

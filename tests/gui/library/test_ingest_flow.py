@@ -45,7 +45,9 @@ def test_dropping_files_and_folders_ingests_them_and_shows_headings(
     assert cli.data(Qt.ItemDataRole.ToolTipRole).startswith("<p>Commands<br>")
     headings = _headings(model, qloop, cli)
     assert "Commands > add > Options" in headings
-    # The view expands lazily too: expanding a heading loads its chunks.
+    # The view expands lazily too: expanding a heading loads its chunks (the tree is
+    # in the sidebar's Library tab).
+    desk.sidebar.setCurrentWidget(desk.browser)
     heading = model.index(headings.index("Commands > add"), 0, cli)
     desk.browser.tree.expand(cli)
     desk.browser.tree.expand(heading)

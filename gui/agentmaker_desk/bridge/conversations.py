@@ -1,0 +1,266 @@
+"""Part of the bridge: the open library's conversations (``bridge.chats``).
+
+Lists, opens, renames, deletes (with undo), searches and exports conversations, and
+asks in the current one, streaming. Engine calls run off the GUI thread; everything
+comes back as Qt signals. The answer runs as the bridge's answer task, so Stop, Esc and
+``bridge.answering`` work for it as for any answer. A new chat is only created in the
+library when its first question is asked, so empty chats never pile up.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import QObject, Signal
+
+if TYPE_CHECKING:
+    from agentmaker_desk.bridge import EngineBridge
+
+log = logging.getLogger(__name__)
+#: Conversations listed at a time in the sidebar.
+PAGE = 200
+
+
+class AnswerHost(Protocol):
+    """What the chats need of the bridge (it creates them; no import circle)."""
+
+    @property
+    def library(self) -> Any: ...
+
+    @property
+    def answering(self) -> bool: ...
+
+    @property
+    def top_k(self) -> int | None: ...
+
+    def run_answer(self, coro: Coroutine[Any, Any, Any]) -> asyncio.Task[Any]: ...
+
+    def stop_answer(self) -> None: ...
+
+    async def wait_answer(self) -> None: ...
+
+    def mark_busy(self, delta: int) -> None: ...
+
+    async def close_stream(self, stream: Any) -> None: ...
+
+
+def matched_words(query: str, passage: str) -> list[str]:
+    """The words of ``query`` found in ``passage`` (for "matched the words …")."""
+    from agentmaker.retrieval.text_analysis import query_terms
+
+    text = passage.lower()
+    return [t for t in query_terms(query) if len(t) > 1 and t in text][:4]
+
+
+class ConversationLinks(QObject):
+    """Conversations of the open library and asking in the current one."""
+
+    listed = Signal(list)  # list[ConversationSummary], newest first
+    opened = Signal(object)  # Conversation (turns included), or None for a new chat
+    searched = Signal(str, list)  # text, list[SearchHit]
+    deleted = Signal(str)  # title of the deleted chat (undo is possible)
+    restored = Signal(str)  # conversation id put back by undo
+    turnStarted = Signal(str)  # question
+    turnQuery = Signal(str)  # what is searched (the rewritten follow-up)
+    turnSources = Signal(list, bool)  # list[TurnSource] (with matched words), extractive
+    turnPiece = Signal(str)
+    turnFinished = Signal(object, bool)  # the stored Turn (or None), stopped
+    turnFailed = Signal(str)
+    exported = Signal(str)  # path written
+    failed = Signal(str)  # an operation failed: plain-language message
+
+    def __init__(self, bridge: AnswerHost, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._bridge = bridge
+        self.current_id: str | None = None
+        self.conversations: list[Any] = []
+        self._undo: Any = None
+
+    @property
+    def _convs(self) -> Any:
+        lib = self._bridge.library
+        return lib.conversations if lib is not None else None
+
+    # --- the list ----------------------------------------------------------------
+
+    async def refresh(self) -> list[Any]:
+        """Re-list the conversations (newest first) and emit ``listed``."""
+        convs = self._convs
+        if convs is None:
+            self.conversations = []
+        else:
+            self.conversations = await asyncio.to_thread(convs.list, limit=PAGE)
+        self.listed.emit(list(self.conversations))
+        return self.conversations
+
+    def new_chat(self) -> None:
+        """Start a new chat (stored once its first question is asked)."""
+        self._bridge.stop_answer()
+        self.current_id = None
+        self.opened.emit(None)
+
+    async def open(self, conversation_id: str) -> Any:
+        """Make ``conversation_id`` current and emit ``opened`` with its turns."""
+        from agentmaker.errors import AgentmakerError
+
+        convs = self._convs
+        if convs is None:
+            return None
+        if self._bridge.answering:
+            self._bridge.stop_answer()
+            await self._bridge.wait_answer()
+        try:
+            conversation = await asyncio.to_thread(convs.get, conversation_id)
+        except AgentmakerError as error:
+            self.failed.emit(str(error))
+            await self.refresh()
+            return None
+        for turn in conversation.turns:
+            self._explain(turn.query, turn.sources)
+        self.current_id = conversation_id
+        self.opened.emit(conversation)
+        return conversation
+
+    async def rename(self, conversation_id: str, title: str) -> None:
+        """Retitle a conversation (an empty title is ignored)."""
+        from agentmaker.errors import AgentmakerError
+
+        if self._convs is None or not title.strip():
+            await self.refresh()
+            return
+        try:
+            await asyncio.to_thread(self._convs.rename, conversation_id, title)
+        except AgentmakerError as error:
+            self.failed.emit(str(error))
+        await self.refresh()
+
+    async def delete(self, conversation_id: str) -> bool:
+        """Delete a conversation; :meth:`undo` puts it back."""
+        convs = self._convs
+        if convs is None:
+            return False
+        if conversation_id == self.current_id:
+            self.new_chat()
+        removed = await asyncio.to_thread(convs.delete, conversation_id)
+        await self.refresh()
+        if removed is None:
+            return False
+        self._undo = removed
+        self.deleted.emit(removed.title)
+        return True
+
+    @property
+    def can_undo(self) -> bool:
+        """True while a deleted conversation can be put back."""
+        return self._undo is not None
+
+    async def undo(self) -> str | None:
+        """Put back the conversation deleted last; returns its id."""
+        convs, removed = self._convs, self._undo
+        if convs is None or removed is None:
+            return None
+        self._undo = None
+        await asyncio.to_thread(convs.restore, removed)
+        await self.refresh()
+        self.restored.emit(removed.conversation_id)
+        return str(removed.conversation_id)
+
+    async def search(self, text: str) -> list[Any]:
+        """Conversations whose questions or answers hold every word of ``text``."""
+        convs = self._convs
+        hits = (
+            [] if convs is None or not text.strip() else await asyncio.to_thread(convs.search, text)
+        )
+        self.searched.emit(text, list(hits))
+        return list(hits)
+
+    async def export(self, path: str, conversation_id: str | None = None) -> bool:
+        """Write the conversation (the current one by default) to ``path`` (.md, .html)."""
+        from agentmaker.errors import AgentmakerError
+
+        convs = self._convs
+        cid = conversation_id or self.current_id
+        if convs is None or cid is None:
+            self.failed.emit(self.tr("There is no conversation to export yet."))
+            return False
+        try:
+            written = await asyncio.to_thread(convs.export_file, cid, path)
+        except AgentmakerError as error:
+            self.failed.emit(str(error))
+            return False
+        self.exported.emit(str(written))
+        return True
+
+    def forget(self) -> None:
+        """The library closed: no current chat, nothing to undo."""
+        self.current_id = None
+        self._undo = None
+        self.conversations = []
+
+    # --- asking ---------------------------------------------------------------------
+
+    def ask(self, question: str) -> asyncio.Task[Any]:
+        """Ask ``question`` in the current chat (a new one when there is none)."""
+        return self._bridge.run_answer(self._answer(question, regenerate=False))
+
+    def regenerate(self) -> asyncio.Task[Any] | None:
+        """Answer the current chat's last question again, in its place."""
+        if self.current_id is None:
+            return None
+        return self._bridge.run_answer(self._answer("", regenerate=True))
+
+    def _explain(self, query: str, sources: list[Any]) -> None:
+        for source in sources:
+            source.metadata["matched_words"] = matched_words(query, source.content)
+
+    async def _answer(self, question: str, *, regenerate: bool) -> Any:
+        from agentmaker.errors import AgentmakerError
+
+        convs = self._convs
+        if convs is None:
+            self.turnFailed.emit(self.tr("No library is open."))
+            return None
+        bridge = self._bridge
+        top_k = bridge.top_k
+        try:
+            if self.current_id is None:
+                created = await asyncio.to_thread(convs.create)
+                self.current_id = created.conversation_id
+            if regenerate:
+                stream = await asyncio.to_thread(
+                    convs.regenerate_stream, self.current_id, top_k=top_k
+                )
+            else:
+                stream = convs.ask_stream(self.current_id, question, top_k=top_k)
+        except AgentmakerError as error:
+            self.turnFailed.emit(str(error))
+            return None
+        self.turnStarted.emit(stream.question)
+        bridge.mark_busy(+1)
+        sent = False
+        stopped = False
+        try:
+            async for piece in stream:
+                if not sent:
+                    sent = True
+                    self.turnQuery.emit(stream.query)
+                    self._explain(stream.query, stream.sources)
+                    self.turnSources.emit(list(stream.sources), bool(stream.extractive))
+                self.turnPiece.emit(piece)
+        except asyncio.CancelledError:
+            stopped = True
+            raise
+        except AgentmakerError as error:
+            self.turnFailed.emit(str(error))
+        finally:
+            bridge.mark_busy(-1)
+            await asyncio.shield(bridge.close_stream(stream))
+            turn = stream.turn
+            if turn is not None:
+                self._explain(turn.query, turn.sources)
+            if stopped or turn is not None:
+                self.turnFinished.emit(turn, stopped)
+            await asyncio.shield(self.refresh())
+        return stream.turn
