@@ -58,6 +58,7 @@ class ConversationList(QWidget):
         super().__init__(parent)
         self._current: str | None = None
         self._filling = False
+        self._all: list[Any] = []
 
         self.new_button = QPushButton(icon("add"), self.tr("New chat"), self)
         self.new_button.setObjectName("newChatButton")
@@ -140,18 +141,22 @@ class ConversationList(QWidget):
 
     def set_conversations(self, conversations: Iterable[Any]) -> None:
         """Show these chats (newest first), unless a search is showing its results."""
+        self._all = list(conversations)
         if self.search_text:
             self._search_now()
             return
+        self._show_all()
+
+    def _show_all(self) -> None:
         rows = [
             (c.conversation_id, c.title or self.tr("New chat"), when_text(c.updated_at), "")
-            for c in conversations
+            for c in self._all
         ]
         self._fill(rows)
 
     def set_search_results(self, text: str, hits: Iterable[Any]) -> None:
         """Show the chats matching ``text`` (ignored when the box changed meanwhile)."""
-        if text != self.search_text:
+        if not text or text != self.search_text:
             return
         rows = [(h.conversation_id, h.title or self.tr("New chat"), "", h.snippet) for h in hits]
         self._fill(rows)
@@ -261,7 +266,10 @@ class ConversationList(QWidget):
 
     def _search_now(self) -> None:
         self._search_timer.stop()
-        self.searchRequested.emit(self.search_text)
+        if self.search_text:
+            self.searchRequested.emit(self.search_text)
+        else:
+            self._show_all()
 
     def _update_buttons(self) -> None:
         has = self.selected_id() is not None
