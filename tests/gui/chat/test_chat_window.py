@@ -49,7 +49,8 @@ def test_two_questions_in_one_chat(desk, qloop, tmp_path: Path) -> None:
     _type_and_send(desk, qloop, "And for hotels?")
 
     view = desk.transcript
-    assert [t.question for t in view.turns] == ["What is the daily meal allowance?", "And for hotels?"]
+    questions = [t.question for t in view.turns]
+    assert questions == ["What is the daily meal allowance?", "And for hotels?"]
     assert view.answer_text(0) == "The daily meal allowance is 80 euros [1]."
     assert view.answer_text(1) == "Hotels are capped at 500 per night [1]."
     text = view.browser.toPlainText()
@@ -180,7 +181,8 @@ def test_copy_and_regenerate(desk, qloop, tmp_path: Path) -> None:
     _type_and_send(desk, qloop, "daily meal allowance")
     copied = desk.transcript.copy_answer(0)
     assert QGuiApplication.clipboard().text() == copied
-    assert "80 euros" in copied and "Sources:\n[1] Expense Policy — Expense Policy > Meals" in copied
+    assert "80 euros" in copied
+    assert "Sources:\n[1] Expense Policy — Expense Policy > Meals" in copied
 
     desk.bridge.library.set_llm(ScriptedLLM(["It is 80 euros [1]."]))  # no history: no rewrite
     assert "regen:0" in desk.transcript.anchors()
