@@ -1,8 +1,9 @@
 """``agentmaker-desk --screenshots DIR``: render the main states of the window to PNG.
 
 Uses a throw-away library of a few sample documents, the real ingestion pipeline and
-the real widgets. The streamed answer in the screenshots is a scripted one (no
+the real widgets. The streamed answers in the screenshots are scripted ones (no
 language model is reachable offline); everything else is what a person would see.
+The chat is rendered at 1366×768 in a light and a dark palette.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QCoreApplication
+from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QApplication, QWidget
 
 from agentmaker_desk.bridge.bridge import EngineBridge
@@ -83,6 +85,49 @@ SCRIPTED_ANSWER_ZH = (
     "押金为**三个月租金**，租期结束后六周内退还 [1]。房东负责暖气、水管和电路的维修，"
     "租客负责更换灯泡 [2]。"
 )
+
+
+FOLLOW_UP_ANSWER = (
+    "The cost of repairing damage beyond normal wear is taken from the deposit [1]. "
+    "Report damage within one week in writing [2]."
+)
+FOLLOW_UP_QUERY = "deposit deduction for damage beyond normal wear"
+FOLLOW_UP_ANSWER_ZH = "房东负责暖气、水管和电路的维修；租客负责更换灯泡 [1]。"
+FOLLOW_UP_QUERY_ZH = "租房 维修 房东 租客 责任"
+#: The size of a common laptop screen: the chat must be readable there.
+LAPTOP = (1366, 768)
+
+
+def dark_palette() -> QPalette:
+    """A dark palette (the screenshots' dark theme; the app follows the system's)."""
+    pal = QPalette()
+    colours = {
+        QPalette.ColorRole.Window: "#202124",
+        QPalette.ColorRole.WindowText: "#e8eaed",
+        QPalette.ColorRole.Base: "#17181a",
+        QPalette.ColorRole.AlternateBase: "#2d2f33",
+        QPalette.ColorRole.Text: "#e8eaed",
+        QPalette.ColorRole.Button: "#2d2f33",
+        QPalette.ColorRole.ButtonText: "#e8eaed",
+        QPalette.ColorRole.Highlight: "#3b6fb6",
+        QPalette.ColorRole.HighlightedText: "#ffffff",
+        QPalette.ColorRole.Link: "#8ab4f8",
+        QPalette.ColorRole.PlaceholderText: "#9aa0a6",
+        QPalette.ColorRole.ToolTipBase: "#2d2f33",
+        QPalette.ColorRole.ToolTipText: "#e8eaed",
+        QPalette.ColorRole.Mid: "#3c4043",
+        QPalette.ColorRole.Dark: "#111214",
+        QPalette.ColorRole.Light: "#3c4043",
+    }
+    for role, colour in colours.items():
+        pal.setColor(role, QColor(colour))
+    for role in (
+        QPalette.ColorRole.Text,
+        QPalette.ColorRole.ButtonText,
+        QPalette.ColorRole.WindowText,
+    ):
+        pal.setColor(QPalette.ColorGroup.Disabled, role, QColor("#6f7378"))
+    return pal
 
 
 def _grab(widget: QWidget, path: Path) -> Path:
@@ -188,23 +233,42 @@ async def _render_language(tmp: Path, out: Path, lang: str, embedder: Any) -> li
     await _pause(0.3)
     files.append(_grab(window, out / f"03-browser-{lang}.png"))
 
-    answer = SCRIPTED_ANSWER_ZH if lang.startswith("zh") else SCRIPTED_ANSWER
-    bridge.library.set_llm(ScriptedLLM([answer], delay=0.005))
+    zh = lang.startswith("zh")
+    window.resize(*LAPTOP)
+    bridge.library.set_llm(None)  # an older chat, answered without a model
+    await window.ask(
+        QCoreApplication.translate("Screenshots", "What does error code E2 on the boiler mean?")
+    )
+    window.new_chat()
+    bridge.library.set_llm(
+        ScriptedLLM(
+            [
+                SCRIPTED_ANSWER_ZH if zh else SCRIPTED_ANSWER,
+                FOLLOW_UP_QUERY_ZH if zh else FOLLOW_UP_QUERY,
+                FOLLOW_UP_ANSWER_ZH if zh else FOLLOW_UP_ANSWER,
+            ],
+            delay=0.002,
+        )
+    )
+    bridge.library.rag.llm.name = "Qwen2.5 1.5B Instruct"
     question = QCoreApplication.translate(
         "Screenshots", "How much is the deposit and when do I get it back?"
     )
-    window.ask_bar.edit.setPlainText(question)
-    await bridge.aask(question)
+    await window.ask(question)
+    await window.ask(QCoreApplication.translate("Screenshots", "And what if something is damaged?"))
+    chat_id = bridge.chats.current_id
     await _pause()
-    window.show_source(1)
+    window.show_source(1, 0)
     await bridge.wait_idle()
     await _pause(0.3)
-    files.append(_grab(window, out / f"04-answer-{lang}.png"))
+    files.append(_grab(window, out / f"04-chat-{lang}-light.png"))
 
     bridge.library.set_llm(None)
-    await bridge.aask(question)
+    window.new_chat()
+    await window.ask(QCoreApplication.translate("Screenshots", "Who repairs the heating?"))
     await _pause(0.3)
     files.append(_grab(window, out / f"05-extractive-{lang}.png"))
+    window.resize(1280, 800)
 
     dialog = window.open_settings()
     await _pause(0.2)
@@ -217,7 +281,35 @@ async def _render_language(tmp: Path, out: Path, lang: str, embedder: Any) -> li
     window.close()
     window.deleteLater()
     await _pause()
+    files.append(await _render_dark(tmp, out / f"04-chat-{lang}-dark.png", embedder, chat_id))
     return files
+
+
+async def _render_dark(tmp: Path, path: Path, embedder: Any, chat_id: str | None) -> Path:
+    """The same chat, reopened in a new window with a dark palette."""
+    app = QApplication.instance()
+    assert isinstance(app, QApplication)
+    light = app.palette()
+    app.setPalette(dark_palette())
+    try:
+        bridge = EngineBridge(embedder=embedder, keys=ApiKeyStore(), read_in_process=True)
+        window = MainWindow(bridge, SettingsStore(tmp / "settings.ini"), ApiKeyStore())
+        window.resize(*LAPTOP)
+        window.show()
+        await bridge.open_library(tmp / "Library.agentmaker.sqlite")
+        if chat_id is not None:
+            await bridge.chats.open(chat_id)
+            window.show_source(2, 1)
+            await bridge.wait_idle()
+        await _pause(0.3)
+        shot = _grab(window, path)
+        await bridge.close_library()
+        window.close()
+        window.deleteLater()
+        await _pause()
+    finally:
+        app.setPalette(light)
+    return shot
 
 
 async def _render_ocr(window: MainWindow, docs: Path, path: Path) -> Path:

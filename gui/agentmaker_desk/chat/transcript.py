@@ -18,7 +18,7 @@ from typing import Any
 from agentmaker_desk.chat.answer_pane import RENDER_INTERVAL_MS, render_answer_html
 from agentmaker_desk.chat.sources_view import document_label, where_text
 from PySide6.QtCore import QCoreApplication, QTimer, QUrl, Signal
-from PySide6.QtGui import QGuiApplication, QPalette
+from PySide6.QtGui import QColor, QGuiApplication, QPalette
 from PySide6.QtWidgets import QTextBrowser, QVBoxLayout, QWidget
 
 _CITE_HREF = re.compile(r'href="cite:(\d+)"')
@@ -287,7 +287,13 @@ class TranscriptView(QWidget):
     def _apply_style(self) -> None:
         pal = self.palette()
         link = pal.color(QPalette.ColorRole.Link).name()
-        dim = pal.color(QPalette.ColorRole.PlaceholderText).name()
+        # Placeholder colours often carry alpha, which HTML colours lose: mix instead.
+        text, back = pal.color(QPalette.ColorRole.Text), pal.color(QPalette.ColorRole.Base)
+        dim = QColor(
+            (text.red() * 11 + back.red() * 9) // 20,
+            (text.green() * 11 + back.green() * 9) // 20,
+            (text.blue() * 11 + back.blue() * 9) // 20,
+        ).name()
         base = pal.color(QPalette.ColorRole.AlternateBase).name()
         self.browser.document().setDefaultStyleSheet(
             f"a {{ color: {link}; text-decoration: none; font-weight: 600; }}"
