@@ -129,6 +129,19 @@ def test_retrieval_never_imports_rag() -> None:
     )
 
 
+def test_only_the_library_facade_wires_in_conversations() -> None:
+    # Conversations sit on top of rag and retrieval; neither may lean on them.
+    assert (
+        _violations(
+            lambda mod, imp: (
+                mod.startswith(("agentmaker.rag", "agentmaker.retrieval", "agentmaker.models"))
+                and imp.startswith("agentmaker.conversations")
+            )
+        )
+        == []
+    )
+
+
 def test_rag_reaches_models_only_through_the_llm_port() -> None:
     assert (
         _violations(

@@ -26,8 +26,8 @@ from agentmaker.conversations.records import (
     TurnSource,
 )
 from agentmaker.errors import ConversationNotFoundError
-from agentmaker.retrieval.sqlite.fts5_topk import TOKENIZE
 from agentmaker.retrieval.sqlite.db import SqliteDatabase
+from agentmaker.retrieval.sqlite.fts5_topk import TOKENIZE
 from agentmaker.retrieval.text_analysis import index_text, query_terms
 from agentmaker.retrieval.types import Scope
 

@@ -11,12 +11,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import TYPE_CHECKING, Any
+from collections.abc import Coroutine
+from typing import Any, Protocol
 
 from PySide6.QtCore import QObject, Signal
-
-if TYPE_CHECKING:
-    from agentmaker_desk.bridge import EngineBridge
 
 log = logging.getLogger(__name__)
 #: Conversations listed at a time in the sidebar.

@@ -12,7 +12,6 @@ import time
 from collections.abc import Iterable
 from typing import Any
 
-from agentmaker_desk.widgets.icons import icon
 from PySide6.QtCore import QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
@@ -27,6 +26,8 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+
+from agentmaker_desk.widgets.icons import icon
 
 _ID = Qt.ItemDataRole.UserRole + 1
 #: How long the search box waits for typing to pause (milliseconds).

@@ -15,11 +15,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from agentmaker_desk.chat.answer_pane import RENDER_INTERVAL_MS, render_answer_html
-from agentmaker_desk.chat.sources_view import document_label, where_text
 from PySide6.QtCore import QCoreApplication, QTimer, QUrl, Signal
 from PySide6.QtGui import QColor, QGuiApplication, QPalette
 from PySide6.QtWidgets import QTextBrowser, QVBoxLayout, QWidget
+
+from agentmaker_desk.chat.answer_pane import RENDER_INTERVAL_MS, render_answer_html
+from agentmaker_desk.chat.sources_view import document_label, where_text
 
 _CITE_HREF = re.compile(r'href="cite:(\d+)"')
 _LINK = re.compile(r"^(cite|src|toggle|copy|regen):(\d+)(?:-(\d+))?$")
