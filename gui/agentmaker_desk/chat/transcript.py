@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from PySide6.QtCore import QCoreApplication, QTimer, QUrl, Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QTimer, QUrl, Signal
 from PySide6.QtGui import QColor, QGuiApplication, QPalette
 from PySide6.QtWidgets import QTextBrowser, QVBoxLayout, QWidget
 
@@ -30,6 +30,22 @@ def _tr(text: str) -> str:
     return QCoreApplication.translate("TranscriptView", text)
 
 
+# Texts used outside methods: marked here so lupdate finds them, translated where used.
+_COMMA = QT_TRANSLATE_NOOP("TranscriptView", ", ")
+_MATCHED = QT_TRANSLATE_NOOP("TranscriptView", "matched the words {words}")
+_MATCHED_SOME = QT_TRANSLATE_NOOP("TranscriptView", "matched your words")
+_MEANING = QT_TRANSLATE_NOOP("TranscriptView", "close in meaning")
+_NEIGHBOUR = QT_TRANSLATE_NOOP("TranscriptView", "next to a passage that was found")
+_OCR = QT_TRANSLATE_NOOP("TranscriptView", "read by OCR")
+_CHANGED = QT_TRANSLATE_NOOP("TranscriptView", "this passage has changed since")
+_REMOVED = QT_TRANSLATE_NOOP("TranscriptView", "document removed")
+_SOURCES = QT_TRANSLATE_NOOP("TranscriptView", "Sources:")
+_STOPPED = QT_TRANSLATE_NOOP("TranscriptView", "Stopped.")
+_SEARCHING = QT_TRANSLATE_NOOP("TranscriptView", "Searching your documents…")
+_WRITING = QT_TRANSLATE_NOOP("TranscriptView", "Writing the answer…")
+_NOTHING = QT_TRANSLATE_NOOP("TranscriptView", "No answer was produced.")
+
+
 def why_words(source: Any) -> str:
     """Why a passage was found, in plain words ("matched the words …", "close in meaning")."""
     meta = getattr(source, "metadata", None) or {}
@@ -37,26 +53,26 @@ def why_words(source: Any) -> str:
     words = meta.get("matched_words") or []
     if meta.get("keyword_rank") is not None or (words and meta.get("vector_rank") is None):
         if words:
-            quoted = _tr(", ").join(f"“{w}”" for w in words)
-            parts.append(_tr("matched the words {words}").format(words=quoted))
+            quoted = _tr(_COMMA).join(f"“{w}”" for w in words)
+            parts.append(_tr(_MATCHED).format(words=quoted))
         else:
-            parts.append(_tr("matched your words"))
+            parts.append(_tr(_MATCHED_SOME))
     if meta.get("vector_rank") is not None:
-        parts.append(_tr("close in meaning"))
+        parts.append(_tr(_MEANING))
     if not parts:
-        parts.append(_tr("next to a passage that was found"))
+        parts.append(_tr(_NEIGHBOUR))
     if meta.get("ocr"):
-        parts.append(_tr("read by OCR"))
-    return _tr(", ").join(parts)
+        parts.append(_tr(_OCR))
+    return _tr(_COMMA).join(parts)
 
 
 def status_words(source: Any) -> str:
     """ "this passage has changed since" / "document removed" / "" for a source snapshot."""
     status = getattr(source, "status", "current")
     if status == "changed":
-        return _tr("this passage has changed since")
+        return _tr(_CHANGED)
     if status == "removed":
-        return _tr("document removed")
+        return _tr(_REMOVED)
     return ""
 
 
@@ -89,7 +105,7 @@ def copy_text(turn: TurnState) -> str:
     """An answer as plain text with its citations and a numbered sources list."""
     lines = [turn.answer.strip()]
     if turn.sources:
-        lines += ["", _tr("Sources:")]
+        lines += ["", _tr(_SOURCES)]
         for src in turn.sources:
             where = where_text(src)
             where = "" if where == "—" else f" — {where}"
@@ -155,7 +171,7 @@ class TranscriptView(QWidget):
             extractive=bool(turn.extractive),
             model=turn.model,
             stopped=stopped,
-            status=_tr("Stopped.") if stopped else "",
+            status=_tr(_STOPPED) if stopped else "",
         )
 
     def clear(self) -> None:
@@ -172,9 +188,7 @@ class TranscriptView(QWidget):
         for turn in self.turns:
             turn.expanded = False
         self.turns.append(
-            TurnState(
-                question, streaming=True, expanded=True, status=_tr("Searching your documents…")
-            )
+            TurnState(question, streaming=True, expanded=True, status=_tr(_SEARCHING))
         )
         self._follow = True
         self._render(scroll_to_end=True)
@@ -191,7 +205,7 @@ class TranscriptView(QWidget):
             turn = self.turns[-1]
             turn.sources = list(sources)
             turn.extractive = bool(extractive)
-            turn.status = _tr("Writing the answer…")
+            turn.status = _tr(_WRITING)
             self._schedule()
 
     def append(self, piece: str) -> None:
@@ -212,9 +226,9 @@ class TranscriptView(QWidget):
         state.streaming = False
         state.stopped = stopped
         if stopped:
-            state.status = _tr("Stopped.")
+            state.status = _tr(_STOPPED)
         elif not state.answer:
-            state.status = _tr("No answer was produced.")
+            state.status = _tr(_NOTHING)
         else:
             state.status = ""
         self._timer.stop()
@@ -362,7 +376,8 @@ class TranscriptView(QWidget):
         esc = html.escape
         bits = []
         if turn.extractive:
-            bits.append(f'<span class="dim">{esc(self.tr("Extractive answer (no model)"))}</span>')
+            label = self.tr("Extractive answer (no model)")
+            bits.append(f'<span class="dim">{esc(label)}</span>')
         elif turn.model:
             bits.append(f'<span class="dim">{esc(turn.model)}</span>')
         if turn.sources:
@@ -370,10 +385,11 @@ class TranscriptView(QWidget):
                 self.tr("Hide sources ({n})") if turn.expanded else self.tr("Show sources ({n})")
             ).format(n=len(turn.sources))
             bits.append(f'<a href="toggle:{index}">{esc(label)}</a>')
+        copy, regenerate = self.tr("Copy"), self.tr("Regenerate")
         if turn.pieces:
-            bits.append(f'<a href="copy:{index}">{esc(self.tr("Copy"))}</a>')
+            bits.append(f'<a href="copy:{index}">{esc(copy)}</a>')
         if last:
-            bits.append(f'<a href="regen:{index}">{esc(self.tr("Regenerate"))}</a>')
+            bits.append(f'<a href="regen:{index}">{esc(regenerate)}</a>')
         return '<p class="actions" style="font-size:small">' + " &nbsp;·&nbsp; ".join(bits) + "</p>"
 
     def _sources_html(self, index: int, turn: TurnState) -> str:
