@@ -26,8 +26,11 @@ def _when(stamp: float) -> str:
 
 def _source_line(src: TurnSource) -> str:
     parts = [src.name]
-    if src.location:
-        parts.append(src.location)
+    location = src.location
+    if location.startswith(src.name + " > "):  # the heading path repeats the title
+        location = location[len(src.name) + 3 :]
+    if location and location != src.name:
+        parts.append(location)
     line = " — ".join(parts)
     if src.source and src.source != src.name:
         line += f" ({src.source})"

@@ -44,12 +44,20 @@ class AnswerHost(Protocol):
     async def close_stream(self, stream: Any) -> None: ...
 
 
+def _stem(word: str) -> str:
+    # Crude, but enough to say that "repairs" matched "repair" (the index stems too).
+    for suffix in ("ing", "ed", "es", "s"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 4:
+            return word[: -len(suffix)]
+    return word
+
+
 def matched_words(query: str, passage: str) -> list[str]:
     """The words of ``query`` found in ``passage`` (for "matched the words …")."""
     from agentmaker.retrieval.text_analysis import query_terms
 
     text = passage.lower()
-    return [t for t in query_terms(query) if len(t) > 1 and t in text][:4]
+    return [t for t in query_terms(query) if len(t) > 1 and _stem(t) in text][:4]
 
 
 class ConversationLinks(QObject):

@@ -61,7 +61,7 @@ class ConversationList(QWidget):
         self._filling = False
         self._all: list[Any] = []
 
-        self.new_button = QPushButton(icon("add"), self.tr("New chat"), self)
+        self.new_button = QPushButton(icon("chat"), self.tr("New chat"), self)
         self.new_button.setObjectName("newChatButton")
         self.new_button.setToolTip(self.tr("Start a new chat (Ctrl+N)"))
         self.new_button.clicked.connect(self.newRequested)

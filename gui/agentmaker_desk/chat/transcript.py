@@ -107,9 +107,11 @@ def copy_text(turn: TurnState) -> str:
     if turn.sources:
         lines += ["", _tr(_SOURCES)]
         for src in turn.sources:
-            where = where_text(src)
-            where = "" if where == "—" else f" — {where}"
-            lines.append(f"[{src.n}] {document_label(src)}{where}")
+            name, where = document_label(src), where_text(src)
+            if where.startswith(name + " > "):
+                where = where[len(name) + 3 :]
+            where = "" if where in ("—", name) else f" — {where}"
+            lines.append(f"[{src.n}] {name}{where}")
     return "\n".join(lines) + "\n"
 
 
@@ -397,13 +399,16 @@ class TranscriptView(QWidget):
         rows = []
         for src in turn.sources:
             n = int(src.n)
+            name = document_label(src)
             where = where_text(src)
-            where = "" if where == "—" else f" · {esc(where)}"
+            if where.startswith(name + " > "):  # the heading path repeats the title
+                where = where[len(name) + 3 :]
+            where = "" if where in ("—", name) else f" · {esc(where)}"
             status = status_words(src)
             status_html = f" <b>({esc(status)})</b>" if status else ""
             rows.append(
                 f'<tr><td valign="top"><a href="src:{index}-{n}">[{n}]</a></td>'
-                f"<td>{esc(document_label(src))}{where}{status_html}"
+                f"<td>{esc(name)}{where}{status_html}"
                 f'<br><span class="dim">{esc(why_words(src))}</span></td></tr>'
             )
         return (

@@ -140,7 +140,8 @@ def test_export_writes_the_answer_and_numbered_sources(desk, qloop, tmp_path: Pa
     text = target.read_text(encoding="utf-8")
     assert answer.strip() in text
     for src in desk.transcript.turns[0].sources:
-        assert f"{src.n}. Expense Policy — {src.heading_path} ({tmp_path / 'policy.md'})" in text
+        section = src.heading_path.removeprefix("Expense Policy > ")
+        assert f"{src.n}. Expense Policy — {section} ({tmp_path / 'policy.md'})" in text
     page = tmp_path / "out" / "chat.html"
     qloop.run(desk.export_conversation_to(str(page)))
     assert '<a href="#t1-s1">[1]</a>' in page.read_text(encoding="utf-8")
@@ -182,7 +183,7 @@ def test_copy_and_regenerate(desk, qloop, tmp_path: Path) -> None:
     copied = desk.transcript.copy_answer(0)
     assert QGuiApplication.clipboard().text() == copied
     assert "80 euros" in copied
-    assert "Sources:\n[1] Expense Policy — Expense Policy > Meals" in copied
+    assert "Sources:\n[1] Expense Policy — Meals\n" in copied
 
     desk.bridge.library.set_llm(ScriptedLLM(["It is 80 euros [1]."]))  # no history: no rewrite
     assert "regen:0" in desk.transcript.anchors()
