@@ -220,6 +220,7 @@ async def _render_language(tmp: Path, out: Path, lang: str, embedder: Any) -> li
     await bridge.aingest([str(docs / n) for n in SAMPLES])
     window.ingest_panel.setVisible(False)
     await _pause()
+    window.sidebar.setCurrentWidget(window.browser)
     model = window.browser.model
     for row in range(model.rowCount()):
         if model.index(row, 0).data() == "Heating manual":
@@ -235,6 +236,7 @@ async def _render_language(tmp: Path, out: Path, lang: str, embedder: Any) -> li
 
     zh = lang.startswith("zh")
     window.resize(*LAPTOP)
+    window.sidebar.setCurrentWidget(window.conversation_list)
     bridge.library.set_llm(None)  # an older chat, answered without a model
     await window.ask(
         QCoreApplication.translate("Screenshots", "What does error code E2 on the boiler mean?")

@@ -219,7 +219,10 @@ class ConversationLinks(QObject):
 
     def _explain(self, query: str, sources: list[Any]) -> None:
         for source in sources:
-            source.metadata["matched_words"] = matched_words(query, source.content)
+            # The keyword index also holds the heading path (heading context), so a word
+            # can match there rather than in the passage.
+            searched = f"{source.title}\n{source.heading_path}\n{source.content}"
+            source.metadata["matched_words"] = matched_words(query, searched)
 
     async def _answer(self, question: str, *, regenerate: bool) -> Any:
         from agentmaker.errors import AgentmakerError
