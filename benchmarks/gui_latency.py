@@ -313,7 +313,7 @@ async def _measure(
         bridge._lib.set_llm(ScriptedLLM([f"The {marker} its source [1]."]))
         editor = window.ask_bar.edit
         editor.setPlainText("How many yoke of oxen hauled the siege guns?")
-        pane = window.answer_pane.browser
+        pane = window.transcript.browser
         pressed = time.perf_counter()
         QTest.keyClick(editor, Qt.Key.Key_Return)
         while marker not in pane.toPlainText():

@@ -5,10 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from agentmaker_desk.chat.answer_pane import AnswerPane, render_answer_html
+from agentmaker_desk.chat.answer_html import render_answer_html
 from agentmaker_desk.chat.ask_box import AskBar
+from agentmaker_desk.chat.source_labels import where_text
 from agentmaker_desk.chat.source_view import SourceView, locate_passage
-from agentmaker_desk.chat.sources_view import SourcesView, why_text
+from agentmaker_desk.chat.transcript import TranscriptView, status_words, why_words
 from agentmaker_desk.library.ingest_panel import IngestPanel
 from PySide6.QtCore import Qt
 
@@ -50,18 +51,41 @@ def test_render_escapes_before_linking() -> None:
 
 
 def test_streaming_is_rendered_at_most_every_50_ms(qtbot) -> None:
-    pane = AnswerPane()
-    qtbot.addWidget(pane)
-    pane.start("question?")
-    pane.set_sources([Ref(1)], extractive=False)
-    before = pane.render_count
+    view = TranscriptView()
+    qtbot.addWidget(view)
+    view.start_turn("question?")
+    view.set_sources([Ref(1)], extractive=False)
+    before = view.render_count
     for i in range(300):
-        pane.append(f"piece{i} ")
-    assert pane.render_count == before  # nothing re-rendered synchronously
-    qtbot.waitUntil(lambda: "piece299" in pane.browser.toPlainText(), timeout=2000)
-    assert pane.render_count - before <= 3
-    pane.finish()
-    assert pane.anchors() == []
+        view.append(f"piece{i} ")
+    assert view.render_count == before  # nothing re-rendered synchronously
+    qtbot.waitUntil(lambda: "piece299" in view.browser.toPlainText(), timeout=2000)
+    assert view.render_count - before <= 3
+    view.finish(None, stopped=False)
+    assert [a for a in view.anchors() if a.startswith("cite:")] == []
+
+
+def test_the_transcript_follows_the_answer_unless_scrolled_up(qtbot) -> None:
+    view = TranscriptView()
+    qtbot.addWidget(view)
+    view.resize(400, 200)
+    view.show()
+    view.start_turn("long question?")
+    view.set_sources([Ref(1)], extractive=False)
+    bar = view.browser.verticalScrollBar()
+    for i in range(60):
+        view.append(f"line {i} [1]\n")
+        view._render()  # what the throttle timer does
+    assert bar.maximum() > 0 and bar.value() == bar.maximum()
+    bar.setValue(0)  # the person scrolls up to read
+    for i in range(20):
+        view.append(f"more {i}\n")
+        view._render()
+    assert bar.value() == 0
+    bar.setValue(bar.maximum())  # back at the bottom: follow again
+    view.append("last\n")
+    view._render()
+    assert bar.value() == bar.maximum()
 
 
 def test_enter_asks_and_shift_enter_adds_a_line(qtbot) -> None:
@@ -131,25 +155,19 @@ def test_ingest_panel_shows_states_counts_and_failures(qtbot) -> None:
     assert sorted(retried[0]) == ["/d/b.pdf", "/d/c.md"]
 
 
-def test_sources_view_explains_why(qtbot) -> None:
-    view = SourcesView()
-    qtbot.addWidget(view)
-    view.set_sources(
-        [
-            Ref(
-                1,
-                page=4,
-                page_label="iv",
-                metadata={"keyword_rank": 2, "vector_rank": 1, "rrf_score": 0.0325, "ocr": True},
-            ),
-            Ref(2, metadata={"rerank_score": 0.91}),
-        ]
-    )
-    first = view.topLevelItem(0)
-    assert first.text(2).startswith("p. iv (4)")
-    assert "keyword match #2" in first.text(3) and "read by OCR" in first.text(3)
-    assert "re-rank score 0.910" in view.topLevelItem(1).text(3)
-    assert why_text({}) == "neighbouring passage"
+def test_sources_say_where_and_why_in_plain_words() -> None:
+    keyword = Ref(1, page=4, page_label="iv", metadata={"keyword_rank": 2, "vector_rank": 1})
+    keyword.metadata["matched_words"] = ["deposit", "returned"]
+    assert where_text(keyword).startswith("p. iv (4)")
+    assert why_words(keyword) == "matched the words “deposit”, “returned”, close in meaning"
+    assert why_words(Ref(2, metadata={"vector_rank": 3})) == "close in meaning"
+    assert why_words(Ref(3, metadata={"rerank_score": 0.9})) == "ranked high by the re-ranker"
+    assert why_words(Ref(4, metadata={"ocr": True})).endswith("read by OCR")
+    assert why_words(Ref(5)) == "next to a passage that was found"
+    removed = Ref(6)
+    removed.status = "removed"  # type: ignore[attr-defined]
+    assert status_words(removed) == "document removed"
+    assert status_words(Ref(7)) == ""
 
 
 def test_source_view_highlights_the_passage_even_with_wide_characters(qtbot) -> None:

@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from agentmaker_desk.chat.sources_view import heading_beside, place_text
+from agentmaker_desk.chat.source_labels import heading_beside, place_text
 from agentmaker_desk.widgets.icons import icon
 
 #: Documents longer than this are shown as a window around the passage.

@@ -19,8 +19,8 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QTimer, QUrl, Si
 from PySide6.QtGui import QColor, QGuiApplication, QPalette
 from PySide6.QtWidgets import QTextBrowser, QVBoxLayout, QWidget
 
-from agentmaker_desk.chat.answer_pane import RENDER_INTERVAL_MS, render_answer_html
-from agentmaker_desk.chat.sources_view import document_label, where_text
+from agentmaker_desk.chat.answer_html import RENDER_INTERVAL_MS, render_answer_html
+from agentmaker_desk.chat.source_labels import document_label, where_text
 
 _CITE_HREF = re.compile(r'href="cite:(\d+)"')
 _LINK = re.compile(r"^(cite|src|toggle|copy|regen):(\d+)(?:-(\d+))?$")
@@ -37,6 +37,7 @@ _MATCHED_SOME = QT_TRANSLATE_NOOP("TranscriptView", "matched your words")
 _MEANING = QT_TRANSLATE_NOOP("TranscriptView", "close in meaning")
 _NEIGHBOUR = QT_TRANSLATE_NOOP("TranscriptView", "next to a passage that was found")
 _OCR = QT_TRANSLATE_NOOP("TranscriptView", "read by OCR")
+_RERANKED = QT_TRANSLATE_NOOP("TranscriptView", "ranked high by the re-ranker")
 _CHANGED = QT_TRANSLATE_NOOP("TranscriptView", "this passage has changed since")
 _REMOVED = QT_TRANSLATE_NOOP("TranscriptView", "document removed")
 _SOURCES = QT_TRANSLATE_NOOP("TranscriptView", "Sources:")
@@ -59,6 +60,8 @@ def why_words(source: Any) -> str:
             parts.append(_tr(_MATCHED_SOME))
     if meta.get("vector_rank") is not None:
         parts.append(_tr(_MEANING))
+    if meta.get("rerank_score") is not None:
+        parts.append(_tr(_RERANKED))
     if not parts:
         parts.append(_tr(_NEIGHBOUR))
     if meta.get("ocr"):

@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from agentmaker_desk.chat.sources_view import heading_beside, place_text
+from agentmaker_desk.chat.source_labels import heading_beside, place_text
 from agentmaker_desk.library.chunk_tree_model import (
     ChunkSource,
     ChunkTreeModel,

@@ -9,7 +9,8 @@ import pytest
 from agentmaker.library import Library
 from agentmaker.testing import FakeEmbedder
 from agentmaker_desk.chat.source_view import SourceView
-from agentmaker_desk.chat.sources_view import SourcesView, place_text
+from agentmaker_desk.chat.source_labels import place_text, where_text
+from agentmaker_desk.chat.transcript import TranscriptView
 from agentmaker_desk.i18n import install_language
 from agentmaker_desk.library.chunk_tree_model import ChunkTreeModel
 from PySide6.QtCore import QModelIndex, Qt
@@ -59,10 +60,14 @@ def test_source_view_names_slide_sheet_row_and_message(qtbot, library: Library) 
 
 def test_sources_list_cites_the_answering_row(qtbot, library: Library) -> None:
     result = asyncio.run(library.rag.ask("Electricity amount in March", top_k=2))
-    view = SourcesView()
+    assert where_text(result.sources[0]) == "Sheet 'Budget', row 3"
+    view = TranscriptView()  # the sources under an answer
     qtbot.addWidget(view)
-    view.set_sources(result.sources)
-    assert view.topLevelItem(0).text(2) == "Sheet 'Budget', row 3"
+    view.start_turn("Electricity amount in March")
+    view.set_sources(result.sources, extractive=True)
+    view.append(result.answer)
+    view.finish(None, stopped=False)
+    assert "[1] budget.xlsx · Sheet 'Budget', row 3" in view.browser.toPlainText()
 
 
 def test_chunk_tree_groups_slides_and_sheets(qtbot, library: Library) -> None:
