@@ -3,6 +3,7 @@ the question box in the centre, the passage in its document on the right."""
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +25,7 @@ from agentmaker_desk.bridge.bridge import EngineBridge
 from agentmaker_desk.chat.ask_box import AskBar, local_paths
 from agentmaker_desk.chat.conversation_list import ConversationList
 from agentmaker_desk.chat.source_view import SourceView
-from agentmaker_desk.chat.transcript import TranscriptView, status_words
+from agentmaker_desk.chat.transcript import TranscriptView
 from agentmaker_desk.library.chunk_browser import ChunkBrowser
 from agentmaker_desk.library.chunk_tree_model import document_title
 from agentmaker_desk.library.ingest_panel import IngestPanel
@@ -37,6 +38,7 @@ from agentmaker_desk.widgets.drop_overlay import DropOverlay
 from agentmaker_desk.widgets.empty_state import EmptyLibraryView
 from agentmaker_desk.widgets.icons import icon
 from agentmaker_desk.window_actions import build_actions
+from agentmaker_desk.window_chat import WindowChat
 from agentmaker_desk.window_state import (
     capture_window_state,
     default_size,
@@ -44,7 +46,7 @@ from agentmaker_desk.window_state import (
 )
 
 
-class MainWindow(QMainWindow):
+class MainWindow(WindowChat, QMainWindow):
     """The whole app window; every engine call goes through ``bridge``."""
 
     languageChangeRequested = Signal(str)
@@ -162,6 +164,21 @@ class MainWindow(QMainWindow):
         self.ingest_panel.passwordRequested.connect(self.passwords.ask_for)
         self.ingest_panel.closeRequested.connect(lambda: self.ingest_panel.setVisible(False))
         self.link_offer.accepted.connect(self.link_folders)
+        # Keyboard order follows the reading order: chats, the conversation, the question,
+        # then the passage.
+        convs = self.conversation_list
+        order = [
+            convs.new_button,
+            convs.search_edit,
+            convs.list,
+            self.transcript.browser,
+            self.ask_bar.edit,
+            self.ask_bar.ask_button,
+            self.ask_bar.stop_button,
+            self.source_view.text,
+        ]
+        for first, second in itertools.pairwise(order):
+            QWidget.setTabOrder(first, second)
 
     def _connect_bridge(self) -> None:
         # Bound methods only: Qt disconnects them when this window is destroyed.
@@ -395,118 +412,9 @@ class MainWindow(QMainWindow):
     def reindex(self, doc_id: str) -> Any:
         return self.bridge.spawn(self.bridge.reindex_document(doc_id), "reindex")
 
-    # --- chats and asking ---------------------------------------------------------
-
     def focus_question(self) -> None:
         self.ask_bar.edit.setFocus()
         self.ask_bar.edit.selectAll()
-
-    def ask(self, question: str) -> Any:
-        """Ask ``question`` in the current chat (stops an answer still being written)."""
-        if self.bridge.library is None:
-            return None
-        self.ask_bar.edit.clear()
-        self._regenerating = False
-        return self.bridge.chats.ask(question)
-
-    def regenerate(self) -> Any:
-        """Answer the last question of this chat again."""
-        if self.bridge.library is None or self.bridge.answering:
-            return None
-        self._regenerating = True
-        return self.bridge.chats.regenerate()
-
-    def new_chat(self) -> None:
-        """Start a new chat (Ctrl+N)."""
-        self.sidebar.setCurrentWidget(self.conversation_list)
-        self.bridge.chats.new_chat()
-        self.focus_question()
-
-    def open_chat(self, conversation_id: str) -> Any:
-        """Show a stored chat."""
-        return self.bridge.spawn(self.bridge.chats.open(conversation_id), "open-chat")
-
-    def _chat_opened(self, conversation: Any) -> None:
-        self._shown_chunk_id = None
-        self.source_view.clear()
-        self.transcript.show_conversation(conversation)
-        self.ask_bar.set_answering(False)
-        self.conversation_list.set_current(
-            conversation.conversation_id if conversation is not None else None
-        )
-
-    def _turn_started(self, question: str) -> None:
-        self.transcript.start_turn(question, replace_last=self._regenerating)
-        self._regenerating = False
-        self.ask_bar.set_answering(True)
-        self.conversation_list.set_current(self.bridge.chats.current_id)
-
-    def _turn_finished(self, turn: Any, stopped: bool) -> None:
-        self.transcript.finish(turn, stopped)
-        self.ask_bar.set_answering(False)
-        self.conversation_list.set_current(self.bridge.chats.current_id)
-
-    def _turn_failed(self, message: str) -> None:
-        self.transcript.fail(message)
-        self.ask_bar.set_answering(False)
-
-    @property
-    def _sources(self) -> dict[int, Any]:
-        """The sources of the newest answer, by number."""
-        turns = self.transcript.turns
-        return {int(s.n): s for s in turns[-1].sources} if turns else {}
-
-    def export_conversation(self) -> None:
-        """File → Export conversation…: pick a Markdown or HTML file (non-modal)."""
-        if self.bridge.chats.current_id is None:
-            self._notice(self.tr("There is no conversation to export yet."))
-            return
-        dialog = QFileDialog(self, self.tr("Export conversation"))
-        dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
-        markdown, page = self.tr("Markdown (*.md)"), self.tr("Web page (*.html)")
-        dialog.setNameFilters([markdown, page])
-        dialog.setDefaultSuffix("md")
-        dialog.filterSelected.connect(
-            lambda chosen: dialog.setDefaultSuffix("html" if chosen == page else "md")
-        )
-        dialog.fileSelected.connect(self.export_conversation_to)
-        self._open_dialog(dialog)
-
-    def export_conversation_to(self, path: str) -> Any:
-        """Write the current chat to ``path`` (.md or .html)."""
-        return self.bridge.spawn(self.bridge.chats.export(path), "export")
-
-    def _citation_clicked(self, turn: int, n: int) -> Any:
-        return self.show_source(n, turn)
-
-    def show_source(self, n: int, turn: int = -1) -> Any:
-        """Show source ``n`` of answer ``turn`` (the newest by default) in its document."""
-        index = turn if turn >= 0 else len(self.transcript.turns) + turn
-        source = self.transcript.source(index, n)
-        if source is None:
-            return None
-        return self.bridge.spawn(self._show_source(source), "show-source")
-
-    async def _show_source(self, source: Any) -> None:
-        status = getattr(source, "status", "current")
-        chunk = None
-        if status == "current" and source.chunk_id:
-            chunk = await self.bridge.get_chunk(source.chunk_id)
-        if chunk is None:  # changed or removed since the answer: show the quoted text
-            note = status_words(source)
-            note = (note[:1].upper() + note[1:] + ". ") if note else ""
-            self._shown_chunk_id = None
-            self.source_view.show_passage(
-                title=source.title,
-                source_path=source.source,
-                document_text=None,
-                chunk=source,
-                doc_id=source.doc_id,
-                note=note + self.tr("Showing the text the answer used."),
-            )
-            return
-        await self._show_chunk(chunk, source.doc_id, source.title, source.source)
-        self.browser.reveal_chunk(source.doc_id, chunk.heading_path, chunk.chunk_id)
 
     def _chunk_selected(self, chunk: Any, info: Any) -> None:
         if chunk.chunk_id == self._shown_chunk_id or info is None:
