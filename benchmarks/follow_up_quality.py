@@ -3,7 +3,7 @@
 ``benchmarks/follow_up_dialogues.tsv`` holds two-turn dialogues on corpus/good whose
 second question only makes sense after the first ("And on Windows?"). For each, the
 first question is asked in a real conversation (``library.conversations``, extractive
-answer unless a model is given), then the follow-up is searched as:
+answer), then the follow-up is searched as:
 
 - *raw follow-up*: the words as typed (what the app did before conversations);
 - *rule (no model)*: :func:`condense_by_rule`, the product's no-model path;
@@ -80,7 +80,9 @@ def run(path: Path, llm: LLMClient | None = None) -> dict[str, Any]:
     rows = dialogues()
     embedder = CachedEmbedder(local_embedder())
     library = Library.open(path, embedder=embedder)
-    library.set_llm(llm)
+    # First turns are answered extractively (fast, deterministic); a model given only
+    # rewrites the follow-ups.
+    library.set_llm(None)
     strategies = ["raw follow-up", "rule (no model)"]
     if llm is not None:
         strategies.append(f"model ({llm.name})")

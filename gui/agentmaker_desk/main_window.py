@@ -423,11 +423,18 @@ class MainWindow(WindowChat, QMainWindow):
             self._show_chunk(chunk, info.doc_id, info.title, info.source), "show-chunk"
         )
 
-    async def _show_chunk(self, chunk: Any, doc_id: str, title: str, source: str) -> None:
+    async def _show_chunk(
+        self, chunk: Any, doc_id: str, title: str, source: str, quotes: Any = ()
+    ) -> None:
         text = await self.bridge.document_text(doc_id)
         self._shown_chunk_id = getattr(chunk, "chunk_id", None)
         self.source_view.show_passage(
-            title=title, source_path=source, document_text=text, chunk=chunk, doc_id=doc_id
+            title=title,
+            source_path=source,
+            document_text=text,
+            chunk=chunk,
+            doc_id=doc_id,
+            quotes=quotes,
         )
 
     # --- settings -----------------------------------------------------------------
@@ -459,6 +466,7 @@ class MainWindow(WindowChat, QMainWindow):
         self.settings = settings
         self.store.save(settings)
         self.bridge.apply_settings(settings)
+        self.transcript.set_model_available(self.bridge.has_model)
         self.ingest_panel.set_ocr_enabled(self.bridge.ocr.enabled)
         embedder_changed = (
             settings.embedder.kind,

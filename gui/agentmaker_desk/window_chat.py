@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import QCoreApplication
 from PySide6.QtWidgets import QFileDialog
 
+from agentmaker_desk.chat.answer_html import quoted_sentences
 from agentmaker_desk.chat.transcript import status_words
 
 if TYPE_CHECKING:
@@ -41,7 +42,9 @@ class WindowChat:
         def focus_question(self) -> None: ...
         def _notice(self, message: str) -> None: ...
         def _open_dialog(self, dialog: Any) -> None: ...
-        async def _show_chunk(self, chunk: Any, doc_id: str, title: str, source: str) -> None: ...
+        async def _show_chunk(
+            self, chunk: Any, doc_id: str, title: str, source: str, quotes: Any = ()
+        ) -> None: ...
 
     def ask(self, question: str) -> Any:
         """Ask ``question`` in the current chat (stops an answer still being written)."""
@@ -71,6 +74,7 @@ class WindowChat:
     def _chat_opened(self, conversation: Any) -> None:
         self._shown_chunk_id = None
         self.source_view.clear()
+        self.transcript.model_available = self.bridge.has_model
         self.transcript.show_conversation(conversation)
         self.ask_bar.set_answering(False)
         self.conversation_list.set_current(
@@ -84,6 +88,7 @@ class WindowChat:
         self.conversation_list.set_current(self.bridge.chats.current_id)
 
     def _turn_finished(self, turn: Any, stopped: bool) -> None:
+        self.transcript.model_available = self.bridge.has_model
         self.transcript.finish(turn, stopped)
         self.ask_bar.set_answering(False)
         self.conversation_list.set_current(self.bridge.chats.current_id)
@@ -132,9 +137,10 @@ class WindowChat:
         source = self.transcript.source(index, n)
         if source is None:
             return None
-        return self.bridge.spawn(self._show_source(source), "show-source")
+        quotes = quoted_sentences(self.transcript.answer_text(index), n, source.content)
+        return self.bridge.spawn(self._show_source(source, quotes), "show-source")
 
-    async def _show_source(self, source: Any) -> None:
+    async def _show_source(self, source: Any, quotes: list[str]) -> None:
         status = getattr(source, "status", "current")
         chunk = None
         if status == "current" and source.chunk_id:
@@ -151,7 +157,8 @@ class WindowChat:
                 doc_id=source.doc_id,
                 note=note
                 + QCoreApplication.translate("MainWindow", "Showing the text the answer used."),
+                quotes=quotes,
             )
             return
-        await self._show_chunk(chunk, source.doc_id, source.title, source.source)
+        await self._show_chunk(chunk, source.doc_id, source.title, source.source, quotes)
         self.browser.reveal_chunk(source.doc_id, chunk.heading_path, chunk.chunk_id)

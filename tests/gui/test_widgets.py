@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from agentmaker_desk.chat.answer_html import render_answer_html
+from agentmaker_desk.chat.answer_html import quoted_sentences, render_answer_html
 from agentmaker_desk.chat.ask_box import AskBar
 from agentmaker_desk.chat.source_labels import where_text
 from agentmaker_desk.chat.source_view import SourceView, locate_passage
@@ -183,3 +183,24 @@ def test_source_view_highlights_the_passage_even_with_wide_characters(qtbot) -> 
     assert "p. 2" in view.location_label.text()
     assert not view.open_button.isEnabled()  # the file does not exist
     assert locate_passage(text, passage, 0, 3) == (start, start + len(passage))
+
+
+def test_quoted_sentences_are_marked_inside_the_passage(qtbot) -> None:
+    passage = (
+        "The deposit is three months' rent. It is returned within six weeks after the "
+        "tenancy ends. Pets are allowed."
+    )
+    answer = (
+        "It is returned within six weeks after the tenancy ends. [1] Paraphrase here [1]. "
+        "Pets are allowed. [2]"
+    )
+    quotes = quoted_sentences(answer, 1, passage)
+    assert quotes == ["It is returned within six weeks after the tenancy ends."]
+    assert quoted_sentences(answer, 2, passage) == ["Pets are allowed."]
+    view = SourceView()
+    qtbot.addWidget(view)
+    text = "Intro.\n" + passage.replace("six weeks", "six\nweeks") + "\nOutro."
+    chunk = Ref(1, content=passage.replace("six weeks", "six\nweeks"))
+    view.show_passage(title="T", source_path="", document_text=text, chunk=chunk, quotes=quotes)
+    assert view.highlighted_text() == chunk.content
+    assert view.quoted_texts() == ["It is returned within six\nweeks after the tenancy ends."]

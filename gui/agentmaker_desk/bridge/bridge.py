@@ -477,6 +477,11 @@ class EngineBridge(QObject):
             task.cancel()
 
     @property
+    def has_model(self) -> bool:
+        """True when answers are written by a language model (not extractive)."""
+        return self._lib is not None and self._lib.llm is not None
+
+    @property
     def answering(self) -> bool:
         """True while an answer is being written."""
         return self._answer_task is not None and not self._answer_task.done()

@@ -54,3 +54,27 @@ def render_answer_html(text: str, valid: Iterable[int]) -> str:
     escaped = _BOLD.sub(r"<b>\1</b>", escaped)
     linked = linkify_citations(escaped, valid)
     return linked.replace("\r\n", "\n").replace("\n", "<br>")
+
+
+_SENTENCE = re.compile(r"[^.!?。！？]+[.!?。！？]*")
+# Split after a sentence's markers ("… ends. [1] Next"), or after a sentence end that no
+# marker follows; a marker right after a sentence end stays with that sentence.
+_PIECES = re.compile(r"(?<=\])[.!?。！？]?\s+|(?<=[.!?。！？])\s+(?![\s\[])")
+_MARKUP = re.compile(r"\*\*|\[\d{1,4}(?:\s*[,;]\s*\d{1,4})*\]")
+
+
+def quoted_sentences(answer: str, n: int, passage: str) -> list[str]:
+    """The sentences of ``answer`` that cite ``[n]`` and appear word for word in
+    ``passage`` (extractive answers quote; a model's paraphrase rarely does)."""
+    flat = " ".join(passage.split()).lower()
+    found: list[str] = []
+    # A sentence's markers follow it: "… wear [1]. Next …" belongs to the first one.
+    for piece in _PIECES.split(answer):
+        numbers = {int(x) for group in _CITATION.findall(piece) for x in _NUMBER.findall(group)}
+        if n not in numbers:
+            continue
+        for sentence in _SENTENCE.findall(_MARKUP.sub(" ", piece)):
+            text = " ".join(sentence.split()).strip()
+            if len(text) >= 12 and text.lower() in flat and text not in found:
+                found.append(text)
+    return found

@@ -7,12 +7,14 @@ long documents are shown as a window around the passage so the view stays fast.
 
 from __future__ import annotations
 
+import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import Qt, QTimer, QUrl, Signal
-from PySide6.QtGui import QDesktopServices, QPalette, QTextCharFormat, QTextCursor
+from PySide6.QtGui import QDesktopServices, QFont, QPalette, QTextCharFormat, QTextCursor
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
@@ -90,6 +92,7 @@ class SourceView(QWidget):
         super().__init__(parent)
         self._source_path = ""
         self._span: PassageSpan | None = None
+        self._quotes: list[tuple[int, int]] = []  # quoted sentences (UTF-16 offsets)
         self._shown_key: tuple[str, int, int] | None = None
 
         self.title_label = QLabel(self)
@@ -144,10 +147,12 @@ class SourceView(QWidget):
         chunk: Any,
         doc_id: str = "",
         note: str = "",
+        quotes: Sequence[str] = (),
     ) -> None:
         """Show ``chunk`` (content, heading_path, metadata) highlighted in its document.
 
-        ``note`` is shown above the text (e.g. why only the quoted passage is shown)."""
+        ``note`` is shown above the text (e.g. why only the quoted passage is shown);
+        ``quotes`` are sentences the answer quoted: marked more strongly inside the passage."""
         content = getattr(chunk, "content", "") or ""
         metadata = getattr(chunk, "metadata", None) or {}
         self._source_path = source_path or ""
@@ -193,11 +198,20 @@ class SourceView(QWidget):
         self._span = PassageSpan(
             _utf16_offset(shown, start - lo), _utf16_offset(shown, end - lo), lo, hi, len(text)
         )
+        self._quotes = []
+        for quote in quotes:
+            pattern = r"\s+".join(re.escape(word) for word in quote.split())
+            match = re.compile(pattern, re.IGNORECASE).search(shown, start - lo, end - lo)
+            if match is not None:
+                self._quotes.append(
+                    (_utf16_offset(shown, match.start()), _utf16_offset(shown, match.end()))
+                )
         self._highlight()
 
     def clear(self) -> None:
         """Show nothing."""
         self._span = None
+        self._quotes = []
         self._shown_key = None
         self._source_path = ""
         self.title_label.clear()
@@ -206,6 +220,12 @@ class SourceView(QWidget):
         self.open_button.setEnabled(False)
         self.text.setExtraSelections([])
         self.text.clear()
+
+    def quoted_texts(self) -> list[str]:
+        """The sentences marked as quoted by the answer, as plain text."""
+        return [
+            s.cursor.selectedText().replace("\u2029", "\n") for s in self.text.extraSelections()[1:]
+        ]
 
     def highlighted_text(self) -> str:
         """The highlighted passage as plain text (line breaks as ``\\n``)."""
@@ -233,7 +253,19 @@ class SourceView(QWidget):
         selection = QTextEdit.ExtraSelection()
         selection.cursor = cursor
         selection.format = fmt
-        self.text.setExtraSelections([selection])
+        selections = [selection]
+        quoted = QTextCharFormat(fmt)
+        quoted.setFontWeight(QFont.Weight.Bold)
+        quoted.setFontUnderline(True)
+        for first, last in self._quotes:
+            cursor = QTextCursor(self.text.document())
+            cursor.setPosition(first)
+            cursor.setPosition(last, QTextCursor.MoveMode.KeepAnchor)
+            extra = QTextEdit.ExtraSelection()
+            extra.cursor = cursor
+            extra.format = quoted
+            selections.append(extra)
+        self.text.setExtraSelections(selections)
         # Put the caret at the passage start and centre it, now and once laid out.
         caret = QTextCursor(self.text.document())
         caret.setPosition(self._span.start)

@@ -3,8 +3,9 @@
 One ``QTextBrowser`` renders the whole chat (re-rendered at most every
 ``RENDER_INTERVAL_MS`` while an answer streams). Text from models and documents is
 escaped before the app's own links are added: ``cite:T-N`` (citation ``[N]`` of turn
-``T``), ``src:T-N`` (a source row), ``toggle:T`` (show/hide the sources), ``copy:T`` and
-``regen:T``. The view follows a streaming answer down unless the person scrolled up.
+``T``), ``src:T-N`` (a source row), ``toggle:T`` (show/hide the sources), ``copy:T``,
+``regen:T`` and ``write:T`` (an extractive answer written again by the model). The
+view follows a streaming answer down unless the person scrolled up.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from agentmaker_desk.chat.answer_html import RENDER_INTERVAL_MS, render_answer_h
 from agentmaker_desk.chat.source_labels import document_label, where_text
 
 _CITE_HREF = re.compile(r'href="cite:(\d+)"')
-_LINK = re.compile(r"^(cite|src|toggle|copy|regen):(\d+)(?:-(\d+))?$")
+_LINK = re.compile(r"^(cite|src|toggle|copy|regen|write):(\d+)(?:-(\d+))?$")
 
 
 def _tr(text: str) -> str:
@@ -128,6 +129,8 @@ class TranscriptView(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.turns: list[TurnState] = []
+        #: A language model is set up: extractive answers offer "Write with a model".
+        self.model_available = False
         self._follow = True
         self._rendering = False
         self.render_count = 0
@@ -283,6 +286,12 @@ class TranscriptView(QWidget):
             block = block.next()
         return found
 
+    def set_model_available(self, available: bool) -> None:
+        """Whether a language model is set up (offers "Write with a model")."""
+        if available != self.model_available:
+            self.model_available = available
+            self._render()
+
     def set_expanded(self, index: int, expanded: bool) -> None:
         """Show or hide the sources list of turn ``index``."""
         if 0 <= index < len(self.turns):
@@ -395,6 +404,9 @@ class TranscriptView(QWidget):
             bits.append(f'<a href="copy:{index}">{esc(copy)}</a>')
         if last:
             bits.append(f'<a href="regen:{index}">{esc(regenerate)}</a>')
+            if turn.extractive and self.model_available:
+                write = self.tr("Write with a model")
+                bits.append(f'<a href="write:{index}">{esc(write)}</a>')
         return '<p class="actions" style="font-size:small">' + " &nbsp;·&nbsp; ".join(bits) + "</p>"
 
     def _sources_html(self, index: int, turn: TurnState) -> str:
@@ -434,5 +446,5 @@ class TranscriptView(QWidget):
             self.set_expanded(index, not self.turns[index].expanded)
         elif kind == "copy":
             self.copy_answer(index)
-        elif kind == "regen" and index == len(self.turns) - 1 and not self.is_streaming:
+        elif kind in ("regen", "write") and index == len(self.turns) - 1 and not self.is_streaming:
             self.regenerateRequested.emit()

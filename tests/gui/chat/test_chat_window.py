@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from agentmaker.testing import ScriptedLLM
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QUrl
 from PySide6.QtGui import QGuiApplication, QTextCursor
 from PySide6.QtTest import QTest
 
@@ -201,3 +201,28 @@ def test_icon_buttons_have_accessible_names(desk) -> None:
         assert button.accessibleName()
     assert desk.sidebar.tabText(0) == "Chats" and desk.sidebar.tabText(1) == "Library"
     assert desk.new_chat_action.shortcut().toString() == "Ctrl+N"
+
+
+def test_an_extractive_answer_can_be_written_with_a_model(desk, qloop, tmp_path: Path) -> None:
+    _library(desk, qloop, tmp_path)
+    _type_and_send(desk, qloop, "daily meal allowance")
+    assert "write:0" not in desk.transcript.anchors()  # no model set up
+    desk.bridge.library.set_llm(ScriptedLLM(["Meals: 80 euros a day [1]."]))
+    desk.transcript.set_model_available(desk.bridge.has_model)
+    assert "write:0" in desk.transcript.anchors()
+    assert "Write with a model" in desk.transcript.browser.toPlainText()
+    qloop.call(lambda: desk.transcript.browser.anchorClicked.emit(QUrl("write:0")))
+    qloop.until(lambda: not desk.bridge.answering and not desk.bridge.tasks)
+    assert desk.transcript.answer_text(0) == "Meals: 80 euros a day [1]."
+    assert "write:0" not in desk.transcript.anchors()  # no longer extractive
+
+
+def test_the_quoted_sentence_is_marked_in_the_passage(desk, qloop, tmp_path: Path) -> None:
+    _library(desk, qloop, tmp_path)
+    _type_and_send(desk, qloop, "Are train tickets refunded in second class?")
+    view = desk.transcript
+    n = next(s.n for s in view.turns[0].sources if "Train tickets" in s.content)
+    assert f"[{n}]" in view.answer_text(0)  # extractive: it quotes the passage
+    qloop.call(lambda: desk.show_source(n))
+    qloop.until(lambda: desk.source_view.quoted_texts() != [] and not desk.bridge.tasks)
+    assert desk.source_view.quoted_texts() == ["Train tickets are refunded in second class only."]
