@@ -169,7 +169,10 @@ class Conversations:
         """Answer the last question again; the new turn takes the old one's place."""
         conversation = self.store.get(conversation_id)
         if not conversation.turns:
-            raise ConversationNotFoundError(conversation_id, turn_id="(last)")
+            raise ConfigurationError(
+                f"The conversation {conversation.title or conversation_id!r} has no question "
+                "to answer again yet: ask one first."
+            )
         last = conversation.turns[-1]
         return ConversationAnswerStream(
             self, conversation_id, last.question, top_k=top_k, replace=last.turn_id

@@ -250,6 +250,7 @@ class ConversationLinks(QObject):
         bridge.mark_busy(+1)
         sent = False
         stopped = False
+        failure: str | None = None
         try:
             async for piece in stream:
                 if not sent:
@@ -262,14 +263,16 @@ class ConversationLinks(QObject):
             stopped = True
             raise
         except AgentmakerError as error:
-            self.turnFailed.emit(str(error))
+            failure = str(error)
         finally:
             bridge.mark_busy(-1)
             await asyncio.shield(bridge.close_stream(stream))
-            turn = stream.turn
+            turn = stream.turn  # also stored when stopped or failed part-way
             if turn is not None:
                 self._explain(turn.query, turn.sources)
             if stopped or turn is not None:
                 self.turnFinished.emit(turn, stopped)
+            if failure is not None:  # after the stored part, so the message stays shown
+                self.turnFailed.emit(failure)
             await asyncio.shield(self.refresh())
         return stream.turn

@@ -160,3 +160,11 @@ def test_regenerate_replaces_the_last_answer(library: Library) -> None:
     assert [t.question for t in turns] == ["meal allowance", "hotel receipt"]
     assert turns[1].answer == "Hotels need a receipt [1]." and turns[1].model == "scripted"
     assert [t.position for t in turns] == [1, 2]
+
+
+def test_regenerate_needs_a_question(library: Library) -> None:
+    from agentmaker.errors import ConfigurationError
+
+    chat = library.conversations.create("empty")
+    with pytest.raises(ConfigurationError, match="'empty' has no question to answer again"):
+        library.conversations.regenerate_stream(chat.conversation_id)

@@ -226,3 +226,17 @@ def test_the_quoted_sentence_is_marked_in_the_passage(desk, qloop, tmp_path: Pat
     qloop.call(lambda: desk.show_source(n))
     qloop.until(lambda: desk.source_view.quoted_texts() != [] and not desk.bridge.tasks)
     assert desk.source_view.quoted_texts() == ["Train tickets are refunded in second class only."]
+
+
+def test_a_failing_model_shows_its_message_in_the_chat(desk, qloop, tmp_path: Path) -> None:
+    from agentmaker.errors import ModelConnectionError
+
+    _library(desk, qloop, tmp_path)
+    desk.bridge.library.set_llm(
+        ScriptedLLM([ModelConnectionError("The model server at 127.0.0.1:9 did not answer.")])
+    )
+    _type_and_send(desk, qloop, "daily meal allowance")
+    text = desk.transcript.browser.toPlainText()
+    assert "daily meal allowance" in text
+    assert "⚠ The model server at 127.0.0.1:9 did not answer." in text
+    assert not desk.transcript.is_streaming and not desk.ask_bar.stop_button.isEnabled()
