@@ -91,7 +91,8 @@ def run(path: Path, llm: LLMClient | None = None) -> dict[str, Any]:
     details: list[dict[str, Any]] = []
     condense_seconds: list[float] = []
     try:
-        for row in rows:
+        for number, row in enumerate(rows, start=1):
+            log(f"dialogue {number}/{len(rows)}: {row['follow_up']}")
             chat = library.conversations.create()
             first = asyncio.run(
                 library.conversations.ask(chat.conversation_id, row["first_question"])
