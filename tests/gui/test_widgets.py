@@ -197,6 +197,8 @@ def test_quoted_sentences_are_marked_inside_the_passage(qtbot) -> None:
     quotes = quoted_sentences(answer, 1, passage)
     assert quotes == ["It is returned within six weeks after the tenancy ends."]
     assert quoted_sentences(answer, 2, passage) == ["Pets are allowed."]
+    # A marker before the full stop (how models cite) is quoted as well.
+    assert quoted_sentences("Fine. Pets are allowed [2].", 2, passage) == ["Pets are allowed."]
     view = SourceView()
     qtbot.addWidget(view)
     text = "Intro.\n" + passage.replace("six weeks", "six\nweeks") + "\nOutro."

@@ -73,7 +73,9 @@ def quoted_sentences(answer: str, n: int, passage: str) -> list[str]:
         numbers = {int(x) for group in _CITATION.findall(piece) for x in _NUMBER.findall(group)}
         if n not in numbers:
             continue
-        for sentence in _SENTENCE.findall(_MARKUP.sub(" ", piece)):
+        # "… in writing [2]." loses its marker: no space may be left before the dot.
+        bare = re.sub(r"\s+([.!?。！？,;:])", r"\1", _MARKUP.sub(" ", piece))
+        for sentence in _SENTENCE.findall(bare):
             text = " ".join(sentence.split()).strip()
             if len(text) >= 12 and text.lower() in flat and text not in found:
                 found.append(text)
