@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import re
 from typing import Any
 
 import pytest
@@ -65,7 +66,7 @@ def test_the_condensed_query_is_what_is_searched(
     assert system.role == "system"
     assert (q1.role, q1.content) == ("user", "What is the daily meal allowance?")
     assert (a1.role, a1.content) == ("assistant", "The daily meal allowance is 80 euros.")
-    assert "Question: And for hotels?" in user.content
+    assert re.search(r"<<<QUESTION \w+>>>\nAnd for hotels\?\n<<<END QUESTION", user.content)
     assert convs.get(chat.conversation_id).turns[1].query == "hotel cost cap per night"
 
 
