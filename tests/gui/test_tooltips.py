@@ -11,7 +11,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import QModelIndex, Qt
-from PySide6.QtWidgets import QAbstractItemView, QApplication, QTreeWidget, QWidget
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QApplication,
+    QListWidget,
+    QTreeWidget,
+    QWidget,
+)
 
 from tests.gui.helpers import drop_files
 
@@ -51,7 +57,10 @@ def _all_tooltips() -> list[str]:
         for widget in [top, *top.findChildren(QWidget)]:
             if widget.toolTip():
                 tips.append(widget.toolTip())
-            if isinstance(widget, QAbstractItemView) and not isinstance(widget, QTreeWidget):
+            if isinstance(widget, QListWidget):  # its model hides columnCount
+                items = [widget.item(i) for i in range(widget.count())]
+                tips += [item.toolTip() for item in items if item.toolTip()]
+            elif isinstance(widget, QAbstractItemView) and not isinstance(widget, QTreeWidget):
                 tips += _model_tooltips(widget)
             if isinstance(widget, QTreeWidget):
                 pending = [widget.topLevelItem(i) for i in range(widget.topLevelItemCount())]
@@ -72,7 +81,7 @@ def test_no_tooltip_renders_a_hostile_name_as_html(desk, qloop, tmp_path: Path) 
     qloop.until(lambda: not desk.bridge.tasks)
     qloop.run(desk.bridge.folders.alink(str(folder)))
     qloop.run(desk.bridge.folders.wait_idle())
-    qloop.call(lambda: desk.ask("zebra espresso"))
+    qloop.call(lambda: desk.ask("zebra espresso <b>menu</b>"))  # the chat's title
     qloop.until(lambda: not desk.bridge.tasks)
     dialog = desk.open_settings("linked")
     qloop.settle(0.2)

@@ -8,6 +8,7 @@ chats whose questions or answers match, each with a snippet.
 
 from __future__ import annotations
 
+import html
 import time
 from collections.abc import Iterable
 from typing import Any
@@ -174,8 +175,9 @@ class ConversationList(QWidget):
                 item = QListWidgetItem(title)
                 item.setData(_ID, cid)
                 item.setData(Qt.ItemDataRole.AccessibleTextRole, title)
-                tip = "\n".join(p for p in (title, when, snippet) if p)
-                item.setToolTip(tip)
+                # Tooltips guess rich text: a title is a question anyone could have typed.
+                tip = "<br>".join(html.escape(p) for p in (title, when, snippet) if p)
+                item.setToolTip(f"<p>{tip}</p>")
                 if snippet:
                     item.setData(Qt.ItemDataRole.StatusTipRole, snippet)
                 item.setFlags(item.flags() | Qt.ItemFlag.ItemIsEditable)
