@@ -32,10 +32,13 @@ def test_chinese_is_installed_and_switched_back(qtbot) -> None:
         assert install_language("zh_CN") == "zh_CN"
         view = EmptyLibraryView()
         qtbot.addWidget(view)
-        assert view.message.text() == "把文件或文件夹拖到这里，或点击“添加…”"
+        assert view.message.text() == "把文件或文件夹拖到这里，或点击“添加文件…”或“添加文件夹…”"
         translated = QCoreApplication.translate("SourcesView", "p. {page}")
         assert translated.format(page=3) == "第 3 页"
     finally:
         install_language("en")
-    assert EmptyLibraryView().message.text() == "Drop files or folders here, or click Add…"
+    assert (
+        EmptyLibraryView().message.text()
+        == "Drop files or folders here, or click Add files… or Add folder…"
+    )
     assert resolve_language("fr") == "en"
