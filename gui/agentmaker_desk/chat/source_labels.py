@@ -37,10 +37,9 @@ def place_text(metadata: dict[str, Any], page: Any = None, label: Any = None) ->
 
     ``page`` / ``label`` default to the metadata's ``page`` / ``page_label``.
     """
-    tr = QCoreApplication.translate
     slide = metadata.get("slide")
     if isinstance(slide, int):
-        return tr("SourcesView", "slide {number}").format(number=slide)
+        return QCoreApplication.translate("SourcesView", "slide {number}").format(number=slide)
     sheet = metadata.get("sheet")
     if sheet:
         records = metadata.get("records")
@@ -48,12 +47,14 @@ def place_text(metadata: dict[str, Any], page: Any = None, label: Any = None) ->
         if row is None and isinstance(records, list) and records and records[0] == records[-1]:
             row = records[0]
         if row is not None:
-            return tr("SourcesView", "Sheet '{sheet}', row {row}").format(sheet=sheet, row=row)
-        if isinstance(records, list) and records:
-            return tr("SourcesView", "Sheet '{sheet}', rows {first}–{last}").format(
-                sheet=sheet, first=records[0], last=records[-1]
+            return QCoreApplication.translate("SourcesView", "Sheet '{sheet}', row {row}").format(
+                sheet=sheet, row=row
             )
-        return tr("SourcesView", "Sheet '{sheet}'").format(sheet=sheet)
+        if isinstance(records, list) and records:
+            return QCoreApplication.translate(
+                "SourcesView", "Sheet '{sheet}', rows {first}–{last}"
+            ).format(sheet=sheet, first=records[0], last=records[-1])
+        return QCoreApplication.translate("SourcesView", "Sheet '{sheet}'").format(sheet=sheet)
     location = metadata.get("location")
     if location:  # an e-mail: its subject and date, document text shown as it is
         return str(location)

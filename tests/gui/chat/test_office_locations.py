@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from agentmaker.library import Library
 from agentmaker.testing import FakeEmbedder
-from agentmaker_desk.chat.source_view import SourceView
 from agentmaker_desk.chat.source_labels import place_text, where_text
+from agentmaker_desk.chat.source_view import SourceView
 from agentmaker_desk.chat.transcript import TranscriptView
 from agentmaker_desk.i18n import install_language
 from agentmaker_desk.library.chunk_tree_model import ChunkTreeModel
