@@ -67,7 +67,7 @@ def test_sources_list_cites_the_answering_row(qtbot, library: Library) -> None:
     view.set_sources(result.sources, extractive=True)
     view.append(result.answer)
     view.finish(None, stopped=False)
-    assert "[1] budget.xlsx · Sheet 'Budget', row 3" in view.browser.toPlainText()
+    assert "· Sheet 'Budget', row 3" in view.browser.toPlainText()
 
 
 def test_chunk_tree_groups_slides_and_sheets(qtbot, library: Library) -> None:
