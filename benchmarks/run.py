@@ -1285,7 +1285,7 @@ def render(results: dict[str, Any], mode: str, plot_dir: Path) -> str:
         _included("## 6. GUI", "gui_*.md", "Not measured yet: `python -m benchmarks --only gui`."),
         "",
         _included(
-            "## 7. Conversations: follow-up questions",
+            "## 9. Conversations: follow-up questions",
             "follow_ups.md",
             "Not measured yet: `python -m benchmarks.follow_up_quality`.",
         ),

@@ -4,149 +4,105 @@
 <context>
     <name>ActivityBar</name>
     <message>
-        <location filename="../../gui/agentmaker_desk/activity_bar.py" line="52"/>
+        <location filename="../../gui/agentmaker_desk/widgets/activity_bar.py" line="52"/>
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/activity_bar.py" line="77"/>
+        <location filename="../../gui/agentmaker_desk/widgets/activity_bar.py" line="77"/>
         <source>Re-computing search vectors</source>
         <translation>正在重新计算搜索向量</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/activity_bar.py" line="83"/>
+        <location filename="../../gui/agentmaker_desk/widgets/activity_bar.py" line="83"/>
         <source>Re-embedding was cancelled; the old vectors are kept.</source>
         <translation>重新嵌入已取消，保留原有向量。</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/activity_bar.py" line="85"/>
+        <location filename="../../gui/agentmaker_desk/widgets/activity_bar.py" line="85"/>
         <source>The library now searches with the new embedding model.</source>
         <translation>资料库现在使用新的嵌入模型进行搜索。</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/activity_bar.py" line="99"/>
+        <location filename="../../gui/agentmaker_desk/widgets/activity_bar.py" line="99"/>
         <source>Reading “{name}”: scanned page {n} of {total}</source>
         <translation>正在识别“{name}”：扫描页 {n} / {total}</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/activity_bar.py" line="103"/>
+        <location filename="../../gui/agentmaker_desk/widgets/activity_bar.py" line="103"/>
         <source>Indexing “{name}” (read by OCR)</source>
         <translation>正在索引“{name}”（通过 OCR 识别）</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/activity_bar.py" line="111"/>
+        <location filename="../../gui/agentmaker_desk/widgets/activity_bar.py" line="111"/>
         <source>Reading scanned pages was paused; it continues at the next start.</source>
         <translation>扫描页识别已暂停，下次启动时继续。</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/activity_bar.py" line="114"/>
+        <location filename="../../gui/agentmaker_desk/widgets/activity_bar.py" line="114"/>
         <source>{n} scanned documents were read by OCR.</source>
         <translation>已通过 OCR 识别 {n} 个扫描文档。</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/activity_bar.py" line="123"/>
+        <location filename="../../gui/agentmaker_desk/widgets/activity_bar.py" line="123"/>
         <source>Syncing linked folders: {done} of {total} files</source>
         <translation>正在同步关联文件夹：{done} / {total} 个文件</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/activity_bar.py" line="127"/>
+        <location filename="../../gui/agentmaker_desk/widgets/activity_bar.py" line="127"/>
         <source>Syncing linked folders: {done} files looked at</source>
         <translation>正在同步关联文件夹：已检查 {done} 个文件</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/activity_bar.py" line="140"/>
+        <location filename="../../gui/agentmaker_desk/widgets/activity_bar.py" line="140"/>
         <source>{n} added</source>
         <translation>已添加 {n} 个</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/activity_bar.py" line="142"/>
+        <location filename="../../gui/agentmaker_desk/widgets/activity_bar.py" line="142"/>
         <source>{n} updated</source>
         <translation>已更新 {n} 个</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/activity_bar.py" line="144"/>
+        <location filename="../../gui/agentmaker_desk/widgets/activity_bar.py" line="144"/>
         <source>{n} renamed</source>
         <translation>已重命名 {n} 个</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/activity_bar.py" line="146"/>
+        <location filename="../../gui/agentmaker_desk/widgets/activity_bar.py" line="146"/>
         <source>{n} removed</source>
         <translation>已移除 {n} 个</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/activity_bar.py" line="148"/>
+        <location filename="../../gui/agentmaker_desk/widgets/activity_bar.py" line="148"/>
         <source>{n} could not be read</source>
         <translation>{n} 个无法读取</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/activity_bar.py" line="149"/>
+        <location filename="../../gui/agentmaker_desk/widgets/activity_bar.py" line="149"/>
         <source>Linked folders: {what}.</source>
         <translation>关联文件夹：{what}。</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/activity_bar.py" line="190"/>
+        <location filename="../../gui/agentmaker_desk/widgets/activity_bar.py" line="190"/>
         <source>(+{n} more)</source>
         <translation>（另有 {n} 项）</translation>
     </message>
 </context>
 <context>
-    <name>AnswerPane</name>
-    <message>
-        <location filename="../../gui/agentmaker_desk/answer_pane.py" line="83"/>
-        <source>Extractive answer — no language model is configured.</source>
-        <extracomment>How often, at most, streamed text is re-rendered (milliseconds).</extracomment>
-        <translation>摘录式回答——尚未配置语言模型。</translation>
-    </message>
-    <message>
-        <location filename="../../gui/agentmaker_desk/answer_pane.py" line="85"/>
-        <source>Choose a language model in Settings</source>
-        <translation>在“设置”中选择语言模型</translation>
-    </message>
-    <message>
-        <location filename="../../gui/agentmaker_desk/answer_pane.py" line="95"/>
-        <source>Answer</source>
-        <translation>回答</translation>
-    </message>
-    <message>
-        <location filename="../../gui/agentmaker_desk/answer_pane.py" line="97"/>
-        <source>Ask a question about your documents. The answer appears here.</source>
-        <translation>就你的文档提一个问题，回答会显示在这里。</translation>
-    </message>
-    <message>
-        <location filename="../../gui/agentmaker_desk/answer_pane.py" line="124"/>
-        <source>Searching your documents…</source>
-        <translation>正在搜索你的文档…</translation>
-    </message>
-    <message>
-        <location filename="../../gui/agentmaker_desk/answer_pane.py" line="134"/>
-        <source>Writing the answer…</source>
-        <translation>正在撰写回答…</translation>
-    </message>
-    <message>
-        <location filename="../../gui/agentmaker_desk/answer_pane.py" line="146"/>
-        <source>Stopped.</source>
-        <translation>已停止。</translation>
-    </message>
-    <message>
-        <location filename="../../gui/agentmaker_desk/answer_pane.py" line="148"/>
-        <source>No answer was produced.</source>
-        <translation>没有生成回答。</translation>
-    </message>
-</context>
-<context>
     <name>App</name>
     <message>
-        <location filename="../../gui/agentmaker_desk/app.py" line="56"/>
+        <location filename="../../gui/agentmaker_desk/app.py" line="58"/>
         <source>Something went wrong</source>
         <translation>出了点问题</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/app.py" line="57"/>
+        <location filename="../../gui/agentmaker_desk/app.py" line="59"/>
         <source>The app ran into an unexpected problem. Your library is safe; you can keep working. Details are in the log file.</source>
         <translation>应用遇到了意外问题。你的资料库是安全的，可以继续使用。详细信息已写入日志文件。</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/app.py" line="115"/>
+        <location filename="../../gui/agentmaker_desk/app.py" line="117"/>
         <source>The new language is used when the current work ends or at next start.</source>
         <translation>新的语言将在当前任务结束后或下次启动时生效。</translation>
     </message>
@@ -154,32 +110,32 @@
 <context>
     <name>AskBar</name>
     <message>
-        <location filename="../../gui/agentmaker_desk/ask_box.py" line="61"/>
+        <location filename="../../gui/agentmaker_desk/chat/ask_box.py" line="61"/>
         <source>Question</source>
         <translation>问题</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/ask_box.py" line="64"/>
+        <location filename="../../gui/agentmaker_desk/chat/ask_box.py" line="64"/>
         <source>Ask a question about your documents (Enter to ask, Shift+Enter for a new line)</source>
         <translation>就你的文档提问（按 Enter 提问，Shift+Enter 换行）</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/ask_box.py" line="72"/>
+        <location filename="../../gui/agentmaker_desk/chat/ask_box.py" line="72"/>
         <source>Ask</source>
         <translation>提问</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/ask_box.py" line="74"/>
+        <location filename="../../gui/agentmaker_desk/chat/ask_box.py" line="74"/>
         <source>Ask (Enter)</source>
         <translation>提问（Enter）</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/ask_box.py" line="80"/>
+        <location filename="../../gui/agentmaker_desk/chat/ask_box.py" line="80"/>
         <source>Stop the answer</source>
         <translation>停止回答</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/ask_box.py" line="81"/>
+        <location filename="../../gui/agentmaker_desk/chat/ask_box.py" line="81"/>
         <source>Stop the answer (Esc)</source>
         <translation>停止回答（Esc）</translation>
     </message>
@@ -187,42 +143,42 @@
 <context>
     <name>ChunkBrowser</name>
     <message>
-        <location filename="../../gui/agentmaker_desk/chunk_browser.py" line="49"/>
+        <location filename="../../gui/agentmaker_desk/library/chunk_browser.py" line="49"/>
         <source>Filter documents by name or folder</source>
         <translation>按名称或文件夹筛选文档</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/chunk_browser.py" line="50"/>
+        <location filename="../../gui/agentmaker_desk/library/chunk_browser.py" line="50"/>
         <source>Filter documents</source>
         <translation>筛选文档</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/chunk_browser.py" line="60"/>
+        <location filename="../../gui/agentmaker_desk/library/chunk_browser.py" line="60"/>
         <source>Documents and passages</source>
         <translation>文档与段落</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/chunk_browser.py" line="73"/>
+        <location filename="../../gui/agentmaker_desk/library/chunk_browser.py" line="73"/>
         <source>Passage text</source>
         <translation>段落文本</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/chunk_browser.py" line="74"/>
+        <location filename="../../gui/agentmaker_desk/library/chunk_browser.py" line="74"/>
         <source>Select a passage to read it here.</source>
         <translation>选择一个段落，在此阅读。</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/chunk_browser.py" line="154"/>
+        <location filename="../../gui/agentmaker_desk/library/chunk_browser.py" line="154"/>
         <source>read by OCR</source>
         <translation>通过 OCR 识别</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/chunk_browser.py" line="168"/>
+        <location filename="../../gui/agentmaker_desk/library/chunk_browser.py" line="168"/>
         <source>Re-index “{name}”</source>
         <translation>重新索引“{name}”</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/chunk_browser.py" line="169"/>
+        <location filename="../../gui/agentmaker_desk/library/chunk_browser.py" line="169"/>
         <source>Remove “{name}” from the library</source>
         <translation>从资料库中移除“{name}”</translation>
     </message>
@@ -230,85 +186,167 @@
 <context>
     <name>ChunkTreeModel</name>
     <message>
-        <location filename="../../gui/agentmaker_desk/chunk_tree_model.py" line="1"/>
+        <location filename="../../gui/agentmaker_desk/library/chunk_tree_model.py" line="438"/>
         <source>slide {number}</source>
         <translation>第 {number} 张幻灯片</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/chunk_tree_model.py" line="1"/>
+        <location filename="../../gui/agentmaker_desk/library/chunk_tree_model.py" line="442"/>
         <source>row {row}</source>
         <translation>第 {row} 行</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/chunk_tree_model.py" line="1"/>
+        <location filename="../../gui/agentmaker_desk/library/chunk_tree_model.py" line="444"/>
         <source>rows {first}–{last}</source>
         <translation>第 {first}–{last} 行</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/chunk_tree_model.py" line="248"/>
+        <location filename="../../gui/agentmaker_desk/library/chunk_tree_model.py" line="254"/>
         <source>Documents</source>
         <extracomment>Rows inserted per fetchMore call. A loader runs ``work`` (possibly on a worker thread) and calls ``done`` with its result on the GUI thread. The invalid index (the model&apos;s root), shared as a default argument.</extracomment>
         <translation>文档</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/chunk_tree_model.py" line="423"/>
+        <location filename="../../gui/agentmaker_desk/library/chunk_tree_model.py" line="430"/>
         <source>(text without a heading)</source>
         <translation>（无标题的文本）</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/chunk_tree_model.py" line="424"/>
+        <location filename="../../gui/agentmaker_desk/library/chunk_tree_model.py" line="431"/>
         <source>{heading}  ({count})</source>
         <translation>{heading}  （{count}）</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/chunk_tree_model.py" line="430"/>
+        <location filename="../../gui/agentmaker_desk/library/chunk_tree_model.py" line="448"/>
         <source>p. {page}</source>
         <translation>第 {page} 页</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/chunk_tree_model.py" line="440"/>
+        <location filename="../../gui/agentmaker_desk/library/chunk_tree_model.py" line="460"/>
         <source>{count} passages</source>
         <translation>{count} 个段落</translation>
     </message>
 </context>
 <context>
+    <name>ConversationLinks</name>
+    <message>
+        <location filename="../../gui/agentmaker_desk/bridge/conversations.py" line="192"/>
+        <source>There is no conversation to export yet.</source>
+        <extracomment>Conversations listed at a time in the sidebar.</extracomment>
+        <translation>还没有可以导出的对话。</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/bridge/conversations.py" line="232"/>
+        <source>No library is open.</source>
+        <translation>没有打开的资料库。</translation>
+    </message>
+</context>
+<context>
+    <name>ConversationList</name>
+    <message>
+        <location filename="../../gui/agentmaker_desk/chat/conversation_list.py" line="65"/>
+        <location filename="../../gui/agentmaker_desk/chat/conversation_list.py" line="154"/>
+        <location filename="../../gui/agentmaker_desk/chat/conversation_list.py" line="163"/>
+        <location filename="../../gui/agentmaker_desk/chat/conversation_list.py" line="248"/>
+        <source>New chat</source>
+        <extracomment>How long the search box waits for typing to pause (milliseconds). How long Undo is offered after a delete (milliseconds).</extracomment>
+        <translation>新对话</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/chat/conversation_list.py" line="67"/>
+        <source>Start a new chat (Ctrl+N)</source>
+        <translation>开始新对话（Ctrl+N）</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/chat/conversation_list.py" line="72"/>
+        <location filename="../../gui/agentmaker_desk/chat/conversation_list.py" line="73"/>
+        <source>Search chats</source>
+        <translation>搜索对话</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/chat/conversation_list.py" line="83"/>
+        <source>Chats</source>
+        <translation>对话</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/chat/conversation_list.py" line="96"/>
+        <source>Rename chat</source>
+        <translation>重命名对话</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/chat/conversation_list.py" line="98"/>
+        <source>Delete chat</source>
+        <translation>删除对话</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/chat/conversation_list.py" line="107"/>
+        <source>Undo</source>
+        <translation>撤销</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/chat/conversation_list.py" line="166"/>
+        <source>No chat mentions this.</source>
+        <translation>没有对话提到这些内容。</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/chat/conversation_list.py" line="248"/>
+        <source>Deleted “{title}”.</source>
+        <translation>已删除“{title}”。</translation>
+    </message>
+</context>
+<context>
+    <name>DropOverlay</name>
+    <message>
+        <location filename="../../gui/agentmaker_desk/widgets/drop_overlay.py" line="17"/>
+        <location filename="../../gui/agentmaker_desk/widgets/drop_overlay.py" line="47"/>
+        <source>Drop to add to the library</source>
+        <translation>松开即可添加到资料库</translation>
+    </message>
+</context>
+<context>
     <name>EmptyLibraryView</name>
     <message>
-        <location filename="../../gui/agentmaker_desk/empty_state.py" line="26"/>
+        <location filename="../../gui/agentmaker_desk/widgets/empty_state.py" line="27"/>
         <source>Your library is empty</source>
         <translation>你的资料库是空的</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/empty_state.py" line="32"/>
-        <source>Drop files or folders here, or click Add…</source>
-        <translation>把文件或文件夹拖到这里，或点击“添加…”</translation>
+        <location filename="../../gui/agentmaker_desk/widgets/empty_state.py" line="34"/>
+        <source>Drop files or folders here, or click Add files… or Add folder…</source>
+        <translation>把文件或文件夹拖到这里，或点击“添加文件…”或“添加文件夹…”</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/empty_state.py" line="38"/>
+        <location filename="../../gui/agentmaker_desk/widgets/empty_state.py" line="41"/>
         <source>PDF, Word, Markdown, text, HTML, CSV and JSON files, scans and pictures are read on this computer; nothing is uploaded.</source>
         <translation>PDF、Word、Markdown、纯文本、HTML、CSV 和 JSON 文件以及扫描件和图片都在本机读取，不会上传任何内容。</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/empty_state.py" line="46"/>
+        <location filename="../../gui/agentmaker_desk/widgets/empty_state.py" line="49"/>
         <source>Add files…</source>
         <translation>添加文件…</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/widgets/empty_state.py" line="54"/>
+        <source>Add folder…</source>
+        <translation>添加文件夹…</translation>
     </message>
 </context>
 <context>
     <name>EngineBridge</name>
     <message>
-        <location filename="../../gui/agentmaker_desk/bridge.py" line="267"/>
-        <location filename="../../gui/agentmaker_desk/bridge.py" line="344"/>
+        <location filename="../../gui/agentmaker_desk/bridge/bridge.py" line="310"/>
+        <location filename="../../gui/agentmaker_desk/bridge/bridge.py" line="430"/>
         <source>No library is open.</source>
+        <extracomment>While a batch runs, finished documents are listed again at most this often.</extracomment>
         <translation>没有打开的资料库。</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/bridge.py" line="327"/>
+        <location filename="../../gui/agentmaker_desk/bridge/bridge.py" line="398"/>
         <source>Re-indexed “{name}”.</source>
         <translation>已重新索引“{name}”。</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/bridge_models.py" line="73"/>
+        <location filename="../../gui/agentmaker_desk/bridge/models.py" line="75"/>
         <source>Re-ranking needs a Cohere API key; it is off.</source>
         <translation>重排序需要 Cohere API 密钥，目前已关闭。</translation>
     </message>
@@ -316,7 +354,7 @@
 <context>
     <name>FolderLinks</name>
     <message>
-        <location filename="../../gui/agentmaker_desk/folder_links.py" line="231"/>
+        <location filename="../../gui/agentmaker_desk/bridge/folder_links.py" line="230"/>
         <source>A linked folder could not be synced: {error}</source>
         <translation>无法同步关联文件夹：{error}</translation>
     </message>
@@ -324,290 +362,301 @@
 <context>
     <name>IngestPanel</name>
     <message>
-        <location filename="../../gui/agentmaker_desk/ingest_panel.py" line="67"/>
-        <location filename="../../gui/agentmaker_desk/ingest_panel.py" line="127"/>
+        <location filename="../../gui/agentmaker_desk/library/ingest_panel.py" line="67"/>
+        <location filename="../../gui/agentmaker_desk/library/ingest_panel.py" line="135"/>
         <source>Adding files</source>
         <translation>正在添加文件</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/ingest_panel.py" line="73"/>
+        <location filename="../../gui/agentmaker_desk/library/ingest_panel.py" line="73"/>
         <source>Overall progress</source>
         <translation>总体进度</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/ingest_panel.py" line="78"/>
+        <location filename="../../gui/agentmaker_desk/library/ingest_panel.py" line="78"/>
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/ingest_panel.py" line="79"/>
-        <location filename="../../gui/agentmaker_desk/ingest_panel.py" line="409"/>
+        <location filename="../../gui/agentmaker_desk/library/ingest_panel.py" line="79"/>
+        <location filename="../../gui/agentmaker_desk/library/ingest_panel.py" line="441"/>
         <source>Stop adding files; files already added are kept</source>
         <translation>停止添加文件；已添加的文件会保留</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/ingest_panel.py" line="81"/>
+        <location filename="../../gui/agentmaker_desk/library/ingest_panel.py" line="85"/>
+        <source>Open a password-protected file of this list</source>
+        <translation>打开此列表中受密码保护的文件</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/library/ingest_panel.py" line="88"/>
         <source>Retry failed files</source>
         <translation>重试失败的文件</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/ingest_panel.py" line="84"/>
+        <location filename="../../gui/agentmaker_desk/library/ingest_panel.py" line="91"/>
         <source>Hide</source>
         <translation>隐藏</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/ingest_panel.py" line="90"/>
+        <location filename="../../gui/agentmaker_desk/library/ingest_panel.py" line="97"/>
         <source>Files being added</source>
         <translation>正在添加的文件</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/ingest_panel.py" line="92"/>
+        <location filename="../../gui/agentmaker_desk/library/ingest_panel.py" line="99"/>
         <source>File</source>
         <translation>文件</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/ingest_panel.py" line="92"/>
+        <location filename="../../gui/agentmaker_desk/library/ingest_panel.py" line="99"/>
         <source>State</source>
         <translation>状态</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/ingest_panel.py" line="92"/>
+        <location filename="../../gui/agentmaker_desk/library/ingest_panel.py" line="99"/>
         <source>Details</source>
         <translation>详情</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/ingest_panel.py" line="129"/>
+        <location filename="../../gui/agentmaker_desk/library/ingest_panel.py" line="137"/>
         <source>Looking at the files…</source>
         <translation>正在检查文件…</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/ingest_panel.py" line="153"/>
-        <location filename="../../gui/agentmaker_desk/ingest_panel.py" line="173"/>
+        <location filename="../../gui/agentmaker_desk/library/ingest_panel.py" line="154"/>
+        <source>{done} of {total} passages</source>
+        <translation>{done} / {total} 个段落</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/library/ingest_panel.py" line="173"/>
+        <location filename="../../gui/agentmaker_desk/library/ingest_panel.py" line="193"/>
         <source>%v of %m files</source>
         <translation>%v / %m 个文件</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/ingest_panel.py" line="174"/>
+        <location filename="../../gui/agentmaker_desk/library/ingest_panel.py" line="194"/>
         <source>{n} added</source>
         <translation>已添加 {n} 个</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/ingest_panel.py" line="176"/>
+        <location filename="../../gui/agentmaker_desk/library/ingest_panel.py" line="196"/>
         <source>{n} already up to date</source>
         <translation>{n} 个已是最新</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/ingest_panel.py" line="178"/>
-        <location filename="../../gui/agentmaker_desk/ingest_panel.py" line="426"/>
+        <location filename="../../gui/agentmaker_desk/library/ingest_panel.py" line="198"/>
+        <location filename="../../gui/agentmaker_desk/library/ingest_panel.py" line="458"/>
         <source>{n} could not be read</source>
         <translation>{n} 个无法读取</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/ingest_panel.py" line="180"/>
+        <location filename="../../gui/agentmaker_desk/library/ingest_panel.py" line="200"/>
         <source>{n} waiting for OCR</source>
         <translation>{n} 个等待 OCR 识别</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/ingest_panel.py" line="182"/>
+        <location filename="../../gui/agentmaker_desk/library/ingest_panel.py" line="202"/>
         <source>{n} not added (cancelled)</source>
         <translation>{n} 个未添加（已取消）</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/ingest_panel.py" line="184"/>
-        <location filename="../../gui/agentmaker_desk/ingest_panel.py" line="265"/>
+        <location filename="../../gui/agentmaker_desk/library/ingest_panel.py" line="204"/>
+        <location filename="../../gui/agentmaker_desk/library/ingest_panel.py" line="286"/>
         <source>Cancelled</source>
         <translation>已取消</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/ingest_panel.py" line="184"/>
-        <location filename="../../gui/agentmaker_desk/ingest_panel.py" line="418"/>
+        <location filename="../../gui/agentmaker_desk/library/ingest_panel.py" line="204"/>
+        <location filename="../../gui/agentmaker_desk/library/ingest_panel.py" line="450"/>
         <source>Done</source>
         <translation>完成</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/ingest_panel.py" line="198"/>
+        <location filename="../../gui/agentmaker_desk/library/ingest_panel.py" line="219"/>
         <source>Adding files failed</source>
         <translation>添加文件失败</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/ingest_panel.py" line="238"/>
-        <location filename="../../gui/agentmaker_desk/ingest_panel.py" line="259"/>
+        <location filename="../../gui/agentmaker_desk/library/ingest_panel.py" line="259"/>
+        <location filename="../../gui/agentmaker_desk/library/ingest_panel.py" line="280"/>
         <source>Waiting</source>
         <translation>等待中</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/ingest_panel.py" line="260"/>
+        <location filename="../../gui/agentmaker_desk/library/ingest_panel.py" line="281"/>
         <source>Reading…</source>
         <translation>正在读取…</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/ingest_panel.py" line="261"/>
-        <location filename="../../gui/agentmaker_desk/ingest_panel.py" line="340"/>
+        <location filename="../../gui/agentmaker_desk/library/ingest_panel.py" line="282"/>
+        <location filename="../../gui/agentmaker_desk/library/ingest_panel.py" line="372"/>
         <source>Indexing…</source>
         <translation>正在索引…</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/ingest_panel.py" line="262"/>
+        <location filename="../../gui/agentmaker_desk/library/ingest_panel.py" line="283"/>
         <source>Added</source>
         <translation>已添加</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/ingest_panel.py" line="263"/>
+        <location filename="../../gui/agentmaker_desk/library/ingest_panel.py" line="284"/>
         <source>Already up to date</source>
         <translation>已是最新</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/ingest_panel.py" line="264"/>
+        <location filename="../../gui/agentmaker_desk/library/ingest_panel.py" line="285"/>
         <source>Could not be read</source>
         <translation>无法读取</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/ingest_panel.py" line="266"/>
+        <location filename="../../gui/agentmaker_desk/library/ingest_panel.py" line="287"/>
         <source>Waiting for OCR</source>
         <translation>等待 OCR 识别</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/ingest_panel.py" line="267"/>
-        <location filename="../../gui/agentmaker_desk/ingest_panel.py" line="418"/>
+        <location filename="../../gui/agentmaker_desk/library/ingest_panel.py" line="288"/>
+        <location filename="../../gui/agentmaker_desk/library/ingest_panel.py" line="450"/>
         <source>Paused</source>
         <translation>已暂停</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/ingest_panel.py" line="273"/>
+        <location filename="../../gui/agentmaker_desk/library/ingest_panel.py" line="294"/>
         <source>Unknown problem.</source>
         <translation>未知问题。</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/ingest_panel.py" line="275"/>
-        <source>Double-click to enter the password.</source>
-        <translation>双击输入密码。</translation>
-    </message>
-    <message>
-        <location filename="../../gui/agentmaker_desk/ingest_panel.py" line="283"/>
-        <location filename="../../gui/agentmaker_desk/ingest_panel.py" line="402"/>
+        <location filename="../../gui/agentmaker_desk/library/ingest_panel.py" line="304"/>
+        <location filename="../../gui/agentmaker_desk/library/ingest_panel.py" line="434"/>
         <source>{n} passages</source>
         <translation>{n} 个段落</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/ingest_panel.py" line="286"/>
+        <location filename="../../gui/agentmaker_desk/library/ingest_panel.py" line="307"/>
         <source>Scanned: its pages are read by OCR after the other files.</source>
         <translation>扫描件：其他文件处理完后，用 OCR 识别各页。</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/ingest_panel.py" line="288"/>
+        <location filename="../../gui/agentmaker_desk/library/ingest_panel.py" line="309"/>
         <source>Scanned: reading scanned pages is turned off in Settings.</source>
         <translation>扫描件：“设置”中已关闭扫描页识别。</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/ingest_panel.py" line="319"/>
+        <location filename="../../gui/agentmaker_desk/library/ingest_panel.py" line="351"/>
         <source>Reading scanned pages</source>
         <translation>正在识别扫描页</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/ingest_panel.py" line="321"/>
+        <location filename="../../gui/agentmaker_desk/library/ingest_panel.py" line="353"/>
         <source>Starting OCR…</source>
         <translation>正在启动 OCR…</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/ingest_panel.py" line="325"/>
+        <location filename="../../gui/agentmaker_desk/library/ingest_panel.py" line="357"/>
         <source>Pause reading scanned pages; pages already read are kept</source>
         <translation>暂停识别扫描页；已识别的页面会保留</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/ingest_panel.py" line="336"/>
+        <location filename="../../gui/agentmaker_desk/library/ingest_panel.py" line="368"/>
         <source>Reading scanned page {n} of {total}…</source>
         <translation>正在识别扫描页 {n} / {total}…</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/ingest_panel.py" line="341"/>
+        <location filename="../../gui/agentmaker_desk/library/ingest_panel.py" line="373"/>
         <source>{done} of {total} pages read</source>
         <translation>已识别 {done} / {total} 页</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/ingest_panel.py" line="349"/>
-        <location filename="../../gui/agentmaker_desk/ingest_panel.py" line="401"/>
+        <location filename="../../gui/agentmaker_desk/library/ingest_panel.py" line="381"/>
+        <location filename="../../gui/agentmaker_desk/library/ingest_panel.py" line="433"/>
         <source>Added (read by OCR)</source>
         <translation>已添加（通过 OCR 识别）</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/ingest_panel.py" line="350"/>
+        <location filename="../../gui/agentmaker_desk/library/ingest_panel.py" line="382"/>
         <source>{n} pages read by OCR</source>
         <translation>通过 OCR 识别了 {n} 页</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/ingest_panel.py" line="355"/>
+        <location filename="../../gui/agentmaker_desk/library/ingest_panel.py" line="387"/>
         <source>No readable text</source>
         <translation>没有可识别的文字</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/ingest_panel.py" line="364"/>
+        <location filename="../../gui/agentmaker_desk/library/ingest_panel.py" line="396"/>
         <source>Continues at the next start ({done} of {total} pages read).</source>
         <translation>下次启动时继续（已识别 {done} / {total} 页）。</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/ingest_panel.py" line="372"/>
+        <location filename="../../gui/agentmaker_desk/library/ingest_panel.py" line="404"/>
         <source>page %v of %m</source>
         <translation>第 %v / %m 页</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/ingest_panel.py" line="373"/>
+        <location filename="../../gui/agentmaker_desk/library/ingest_panel.py" line="405"/>
         <source>Reading “{name}”</source>
         <translation>正在识别“{name}”</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/ingest_panel.py" line="414"/>
+        <location filename="../../gui/agentmaker_desk/library/ingest_panel.py" line="446"/>
         <source>Scanned pages could not be read</source>
         <translation>无法识别扫描页</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/ingest_panel.py" line="423"/>
+        <location filename="../../gui/agentmaker_desk/library/ingest_panel.py" line="455"/>
         <source>{n} read by OCR</source>
         <translation>{n} 个通过 OCR 识别</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/ingest_panel.py" line="428"/>
+        <location filename="../../gui/agentmaker_desk/library/ingest_panel.py" line="460"/>
         <source>the rest continues at the next start</source>
         <translation>其余部分下次启动时继续</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/ingest_panel.py" line="436"/>
+        <location filename="../../gui/agentmaker_desk/library/ingest_panel.py" line="473"/>
         <source>{done} of {total} files</source>
         <translation>第 {done} / {total} 个文件</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/ingest_panel.py" line="439"/>
+        <location filename="../../gui/agentmaker_desk/library/ingest_panel.py" line="476"/>
         <source>{done} of {total}</source>
         <translation>{done} / {total}</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/ingest_panel.py" line="386"/>
-        <location filename="../../gui/agentmaker_desk/ingest_panel.py" line="455"/>
+        <location filename="../../gui/agentmaker_desk/library/ingest_panel.py" line="418"/>
+        <location filename="../../gui/agentmaker_desk/library/ingest_panel.py" line="491"/>
         <source>about {n} s left</source>
         <translation>约剩 {n} 秒</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/ingest_panel.py" line="387"/>
-        <location filename="../../gui/agentmaker_desk/ingest_panel.py" line="456"/>
+        <location filename="../../gui/agentmaker_desk/library/ingest_panel.py" line="296"/>
+        <source>Use “Enter password…” (or double-click the row).</source>
+        <translation>请使用“输入密码…”（或双击该行）。</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/library/ingest_panel.py" line="419"/>
+        <location filename="../../gui/agentmaker_desk/library/ingest_panel.py" line="492"/>
         <source>about {n} min left</source>
         <translation>约剩 {n} 分钟</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/ingest_panel.py" line="461"/>
+        <location filename="../../gui/agentmaker_desk/library/ingest_panel.py" line="497"/>
         <source>Cancelling… files already added are kept.</source>
         <translation>正在取消…已添加的文件会保留。</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/ingest_panel.py" line="464"/>
+        <location filename="../../gui/agentmaker_desk/library/ingest_panel.py" line="500"/>
         <source>Pausing… pages already read are kept.</source>
         <translation>正在暂停…已识别的页面会保留。</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/ingest_panel.py" line="486"/>
+        <location filename="../../gui/agentmaker_desk/library/ingest_panel.py" line="522"/>
         <source>Retry</source>
         <translation>重试</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/ingest_panel.py" line="492"/>
+        <location filename="../../gui/agentmaker_desk/library/ingest_panel.py" line="83"/>
+        <location filename="../../gui/agentmaker_desk/library/ingest_panel.py" line="528"/>
         <source>Enter password…</source>
         <translation>输入密码…</translation>
     </message>
@@ -615,27 +664,27 @@
 <context>
     <name>LinkOffer</name>
     <message>
-        <location filename="../../gui/agentmaker_desk/link_offer.py" line="27"/>
+        <location filename="../../gui/agentmaker_desk/library/link_offer.py" line="28"/>
         <source>Keep folders in sync</source>
         <translation>保持文件夹同步</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/link_offer.py" line="35"/>
+        <location filename="../../gui/agentmaker_desk/library/link_offer.py" line="36"/>
         <source>Keep in sync</source>
         <translation>保持同步</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/link_offer.py" line="39"/>
+        <location filename="../../gui/agentmaker_desk/library/link_offer.py" line="40"/>
         <source>Not now</source>
         <translation>暂不</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/link_offer.py" line="62"/>
+        <location filename="../../gui/agentmaker_desk/library/link_offer.py" line="63"/>
         <source>Keep “{name}” in sync? The library then follows the folder while the app runs: new and changed files are added, deleted ones removed.</source>
         <translation>要让“{name}”保持同步吗？应用运行时，资料库会跟随该文件夹：新增和修改的文件会被添加，删除的文件会被移除。</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/link_offer.py" line="67"/>
+        <location filename="../../gui/agentmaker_desk/library/link_offer.py" line="68"/>
         <source>Keep these {n} folders in sync? The library then follows them while the app runs: new and changed files are added, deleted ones removed.</source>
         <translation>要让这 {n} 个文件夹保持同步吗？应用运行时，资料库会跟随它们：新增和修改的文件会被添加，删除的文件会被移除。</translation>
     </message>
@@ -643,57 +692,57 @@
 <context>
     <name>LinkedFoldersPage</name>
     <message>
-        <location filename="../../gui/agentmaker_desk/linked_folders_page.py" line="61"/>
+        <location filename="../../gui/agentmaker_desk/library/linked_folders_page.py" line="62"/>
         <source>The library follows these folders while the app runs: new and changed files are added, deleted ones are removed. Changes on this page apply at once.</source>
         <translation>应用运行时，资料库会跟随这些文件夹：新增和修改的文件会被添加，删除的文件会被移除。本页的更改立即生效。</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/linked_folders_page.py" line="69"/>
+        <location filename="../../gui/agentmaker_desk/library/linked_folders_page.py" line="70"/>
         <source>Linked folders</source>
         <translation>关联文件夹</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/linked_folders_page.py" line="72"/>
+        <location filename="../../gui/agentmaker_desk/library/linked_folders_page.py" line="73"/>
         <source>Folder</source>
         <translation>文件夹</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/linked_folders_page.py" line="72"/>
+        <location filename="../../gui/agentmaker_desk/library/linked_folders_page.py" line="73"/>
         <source>Files</source>
         <translation>文件数</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/linked_folders_page.py" line="72"/>
+        <location filename="../../gui/agentmaker_desk/library/linked_folders_page.py" line="73"/>
         <source>Problems</source>
         <translation>问题</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/linked_folders_page.py" line="72"/>
+        <location filename="../../gui/agentmaker_desk/library/linked_folders_page.py" line="73"/>
         <source>Last sync</source>
         <translation>上次同步</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/linked_folders_page.py" line="84"/>
+        <location filename="../../gui/agentmaker_desk/library/linked_folders_page.py" line="85"/>
         <source>Add folder…</source>
         <translation>添加文件夹…</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/linked_folders_page.py" line="87"/>
+        <location filename="../../gui/agentmaker_desk/library/linked_folders_page.py" line="88"/>
         <source>Remove…</source>
         <translation>移除…</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/linked_folders_page.py" line="90"/>
+        <location filename="../../gui/agentmaker_desk/library/linked_folders_page.py" line="91"/>
         <source>Sync now</source>
         <translation>立即同步</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/linked_folders_page.py" line="105"/>
+        <location filename="../../gui/agentmaker_desk/library/linked_folders_page.py" line="106"/>
         <source>Files to skip</source>
         <translation>要跳过的文件</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/linked_folders_page.py" line="107"/>
+        <location filename="../../gui/agentmaker_desk/library/linked_folders_page.py" line="108"/>
         <source>One pattern per line, for example:
 *.tmp
 drafts/
@@ -704,135 +753,135 @@ drafts/
 old-*.pdf</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/linked_folders_page.py" line="110"/>
+        <location filename="../../gui/agentmaker_desk/library/linked_folders_page.py" line="111"/>
         <source>Save list</source>
         <translation>保存列表</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/linked_folders_page.py" line="113"/>
+        <location filename="../../gui/agentmaker_desk/library/linked_folders_page.py" line="114"/>
         <source>Skip these files</source>
         <translation>跳过这些文件</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/linked_folders_page.py" line="120"/>
-        <location filename="../../gui/agentmaker_desk/linked_folders_page.py" line="134"/>
+        <location filename="../../gui/agentmaker_desk/library/linked_folders_page.py" line="121"/>
+        <location filename="../../gui/agentmaker_desk/library/linked_folders_page.py" line="135"/>
         <source>Files that could not be read</source>
         <translation>无法读取的文件</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/linked_folders_page.py" line="122"/>
+        <location filename="../../gui/agentmaker_desk/library/linked_folders_page.py" line="123"/>
         <source>File</source>
         <translation>文件</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/linked_folders_page.py" line="122"/>
+        <location filename="../../gui/agentmaker_desk/library/linked_folders_page.py" line="123"/>
         <source>Reason</source>
         <translation>原因</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/linked_folders_page.py" line="128"/>
+        <location filename="../../gui/agentmaker_desk/library/linked_folders_page.py" line="129"/>
         <source>Retry</source>
         <translation>重试</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/linked_folders_page.py" line="130"/>
+        <location filename="../../gui/agentmaker_desk/library/linked_folders_page.py" line="131"/>
         <source>Try the selected files again (all when none is)</source>
         <translation>重试所选文件（未选择时重试全部）</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/linked_folders_page.py" line="132"/>
+        <location filename="../../gui/agentmaker_desk/library/linked_folders_page.py" line="133"/>
         <source>Enter password…</source>
         <translation>输入密码…</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/linked_folders_page.py" line="162"/>
-        <location filename="../../gui/agentmaker_desk/linked_folders_page.py" line="343"/>
+        <location filename="../../gui/agentmaker_desk/library/linked_folders_page.py" line="163"/>
+        <location filename="../../gui/agentmaker_desk/library/linked_folders_page.py" line="344"/>
         <source>Syncing…</source>
         <translation>正在同步…</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/linked_folders_page.py" line="162"/>
-        <location filename="../../gui/agentmaker_desk/linked_folders_page.py" line="293"/>
+        <location filename="../../gui/agentmaker_desk/library/linked_folders_page.py" line="163"/>
+        <location filename="../../gui/agentmaker_desk/library/linked_folders_page.py" line="294"/>
         <source>Up to date.</source>
         <translation>已是最新。</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/linked_folders_page.py" line="197"/>
+        <location filename="../../gui/agentmaker_desk/library/linked_folders_page.py" line="198"/>
         <source>Changes in this folder are not seen at once here; it is checked every minute instead.</source>
         <translation>此处无法即时发现该文件夹中的变化，改为每分钟检查一次。</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/linked_folders_page.py" line="211"/>
+        <location filename="../../gui/agentmaker_desk/library/linked_folders_page.py" line="212"/>
         <source>No folder is linked yet. Add one to keep the library in step with it.</source>
         <translation>尚未关联任何文件夹。添加一个，让资料库与它保持一致。</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/linked_folders_page.py" line="240"/>
+        <location filename="../../gui/agentmaker_desk/library/linked_folders_page.py" line="241"/>
         <source>not yet</source>
         <translation>尚未同步</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/linked_folders_page.py" line="243"/>
+        <location filename="../../gui/agentmaker_desk/library/linked_folders_page.py" line="244"/>
         <source>just now</source>
         <translation>刚刚</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/linked_folders_page.py" line="245"/>
+        <location filename="../../gui/agentmaker_desk/library/linked_folders_page.py" line="246"/>
         <source>{n} min ago</source>
         <translation>{n} 分钟前</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/linked_folders_page.py" line="273"/>
+        <location filename="../../gui/agentmaker_desk/library/linked_folders_page.py" line="274"/>
         <source>Syncing “{name}”: {done} of {total} files looked at…</source>
         <translation>正在同步“{name}”：已检查 {done} / {total} 个文件…</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/linked_folders_page.py" line="281"/>
+        <location filename="../../gui/agentmaker_desk/library/linked_folders_page.py" line="282"/>
         <source>Cannot reach {folders}; its documents are kept until it is back.</source>
         <translation>无法访问 {folders}；在它恢复之前，其中的文档会保留。</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/linked_folders_page.py" line="287"/>
+        <location filename="../../gui/agentmaker_desk/library/linked_folders_page.py" line="288"/>
         <source>Up to date: {added} added, {updated} updated, {removed} removed.</source>
         <translation>已是最新：添加 {added} 个，更新 {updated} 个，移除 {removed} 个。</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/linked_folders_page.py" line="300"/>
+        <location filename="../../gui/agentmaker_desk/library/linked_folders_page.py" line="301"/>
         <source>Choose a folder to keep in sync</source>
         <translation>选择要保持同步的文件夹</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/linked_folders_page.py" line="307"/>
+        <location filename="../../gui/agentmaker_desk/library/linked_folders_page.py" line="308"/>
         <source>Linking “{name}”…</source>
         <translation>正在关联“{name}”…</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/linked_folders_page.py" line="317"/>
+        <location filename="../../gui/agentmaker_desk/library/linked_folders_page.py" line="318"/>
         <source>Stop following this folder</source>
         <translation>停止跟随此文件夹</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/linked_folders_page.py" line="319"/>
+        <location filename="../../gui/agentmaker_desk/library/linked_folders_page.py" line="320"/>
         <source>Stop following “{folder}”? Its files themselves are not touched. Should its documents stay in the library?</source>
         <translation>要停止跟随“{folder}”吗？文件本身不会受影响。其中的文档要保留在资料库中吗？</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/linked_folders_page.py" line="327"/>
+        <location filename="../../gui/agentmaker_desk/library/linked_folders_page.py" line="328"/>
         <source>Keep its documents</source>
         <translation>保留其中的文档</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/linked_folders_page.py" line="329"/>
+        <location filename="../../gui/agentmaker_desk/library/linked_folders_page.py" line="330"/>
         <source>Remove its documents</source>
         <translation>移除其中的文档</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/linked_folders_page.py" line="351"/>
+        <location filename="../../gui/agentmaker_desk/library/linked_folders_page.py" line="352"/>
         <source>The list is saved; the folder is synced again.</source>
         <translation>列表已保存，文件夹将重新同步。</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/linked_folders_page.py" line="359"/>
+        <location filename="../../gui/agentmaker_desk/library/linked_folders_page.py" line="360"/>
         <source>Trying again…</source>
         <translation>正在重试…</translation>
     </message>
@@ -840,286 +889,374 @@ old-*.pdf</translation>
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../gui/agentmaker_desk/main_window.py" line="62"/>
+        <location filename="../../gui/agentmaker_desk/main_window.py" line="71"/>
         <source>agentmaker Desk</source>
         <translation>agentmaker Desk</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/window_actions.py" line="22"/>
+        <location filename="../../gui/agentmaker_desk/window_actions.py" line="39"/>
         <source>&amp;File</source>
         <translation>文件(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/window_actions.py" line="24"/>
+        <location filename="../../gui/agentmaker_desk/window_actions.py" line="41"/>
         <source>Add files…</source>
         <translation>添加文件…</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/window_actions.py" line="29"/>
+        <location filename="../../gui/agentmaker_desk/window_actions.py" line="46"/>
         <source>Add folder…</source>
         <translation>添加文件夹…</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/window_actions.py" line="33"/>
+        <location filename="../../gui/agentmaker_desk/window_actions.py" line="50"/>
         <source>Open library…</source>
         <translation>打开资料库…</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/window_actions.py" line="37"/>
+        <location filename="../../gui/agentmaker_desk/window_actions.py" line="54"/>
         <source>Linked folders…</source>
         <translation>关联文件夹…</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/window_actions.py" line="41"/>
+        <location filename="../../gui/agentmaker_desk/window_actions.py" line="58"/>
         <source>Settings…</source>
         <translation>设置…</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/window_actions.py" line="46"/>
+        <location filename="../../gui/agentmaker_desk/window_actions.py" line="64"/>
+        <source>New chat</source>
+        <translation>新对话</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/window_actions.py" line="69"/>
+        <source>Export conversation…</source>
+        <translation>导出对话…</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/window_actions.py" line="73"/>
         <source>Quit</source>
         <translation>退出</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/window_actions.py" line="59"/>
+        <location filename="../../gui/agentmaker_desk/window_actions.py" line="89"/>
         <source>Main</source>
         <translation>主工具栏</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/window_actions.py" line="72"/>
+        <location filename="../../gui/agentmaker_desk/window_actions.py" line="103"/>
         <source>Settings</source>
         <translation>设置</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/window_actions.py" line="73"/>
+        <location filename="../../gui/agentmaker_desk/window_actions.py" line="104"/>
         <source>Settings (Ctrl+,)</source>
         <translation>设置（Ctrl+,）</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/main_window.py" line="208"/>
+        <location filename="../../gui/agentmaker_desk/main_window.py" line="275"/>
         <source>No library is open.</source>
         <translation>没有打开的资料库。</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/main_window.py" line="225"/>
+        <location filename="../../gui/agentmaker_desk/main_window.py" line="292"/>
         <source>Add files to the library</source>
         <translation>向资料库添加文件</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/main_window.py" line="233"/>
+        <location filename="../../gui/agentmaker_desk/main_window.py" line="300"/>
         <source>All files (*)</source>
         <translation>所有文件 (*)</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/main_window.py" line="241"/>
+        <location filename="../../gui/agentmaker_desk/main_window.py" line="310"/>
         <source>Add a folder to the library</source>
         <translation>向资料库添加文件夹</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/main_window.py" line="249"/>
+        <location filename="../../gui/agentmaker_desk/main_window.py" line="320"/>
         <source>Open or create a library</source>
         <translation>打开或新建资料库</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/main_window.py" line="251"/>
+        <location filename="../../gui/agentmaker_desk/main_window.py" line="322"/>
         <source>Libraries (*.agentmaker.sqlite *.sqlite)</source>
         <translation>资料库 (*.agentmaker.sqlite *.sqlite)</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/main_window.py" line="274"/>
+        <location filename="../../gui/agentmaker_desk/main_window.py" line="345"/>
         <source>{name} — agentmaker Desk</source>
         <translation>{name} — agentmaker Desk</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/main_window.py" line="282"/>
+        <location filename="../../gui/agentmaker_desk/main_window.py" line="353"/>
         <source>The library could not be opened</source>
         <translation>无法打开资料库</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/main_window.py" line="295"/>
+        <location filename="../../gui/agentmaker_desk/main_window.py" line="366"/>
         <source>{docs} documents, {passages} passages</source>
         <translation>{docs} 个文档，{passages} 个段落</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/main_window.py" line="320"/>
+        <location filename="../../gui/agentmaker_desk/main_window.py" line="391"/>
         <source>It is in a linked folder, so it comes back at the next sync unless you add it to the folder&apos;s list of files to skip.</source>
         <translation>它位于关联文件夹中，除非把它加入该文件夹的跳过列表，否则下次同步时会重新出现。</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/main_window.py" line="325"/>
+        <location filename="../../gui/agentmaker_desk/main_window.py" line="396"/>
         <source>Remove document</source>
         <translation>移除文档</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/main_window.py" line="316"/>
+        <location filename="../../gui/agentmaker_desk/main_window.py" line="387"/>
         <source>Remove “{name}” from the library? The file itself is not deleted.</source>
         <translation>要从资料库中移除“{name}”吗？文件本身不会被删除。</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/main_window.py" line="221"/>
+        <location filename="../../gui/agentmaker_desk/main_window.py" line="102"/>
+        <source>Chats</source>
+        <translation>对话</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/main_window.py" line="103"/>
+        <source>Library</source>
+        <translation>资料库</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/main_window.py" line="147"/>
+        <source>Answer copied.</source>
+        <translation>回答已复制。</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/main_window.py" line="205"/>
+        <source>Conversation exported to {path}.</source>
+        <translation>对话已导出到 {path}。</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/main_window.py" line="288"/>
         <source>The library now follows the folder; see Settings › Linked folders.</source>
         <translation>资料库现在会跟随该文件夹；见“设置 › 关联文件夹”。</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/main_window.py" line="230"/>
+        <location filename="../../gui/agentmaker_desk/main_window.py" line="297"/>
         <source>Documents (*.pdf *.docx *.md *.markdown *.txt *.html *.htm *.csv *.json *.jsonl *.epub *.png *.jpg *.jpeg *.tif *.tiff)</source>
         <translation>文档 (*.pdf *.docx *.md *.markdown *.txt *.html *.htm *.csv *.json *.jsonl *.epub *.png *.jpg *.jpeg *.tif *.tiff)</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/main_window.py" line="331"/>
+        <location filename="../../gui/agentmaker_desk/main_window.py" line="402"/>
         <source>Remove</source>
         <translation>移除</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/main_window.py" line="452"/>
+        <location filename="../../gui/agentmaker_desk/main_window.py" line="487"/>
         <source>Re-computing search vectors with the new embedding model…</source>
         <translation>正在用新的嵌入模型重新计算搜索向量…</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/window_chat.py" line="110"/>
+        <source>There is no conversation to export yet.</source>
+        <translation>还没有可以导出的对话。</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/window_chat.py" line="113"/>
+        <source>Export conversation</source>
+        <translation>导出对话</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/window_chat.py" line="116"/>
+        <source>Markdown (*.md)</source>
+        <translation>Markdown（*.md）</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/window_chat.py" line="117"/>
+        <source>Web page (*.html)</source>
+        <translation>网页（*.html）</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/window_chat.py" line="159"/>
+        <source>Showing the text the answer used.</source>
+        <translation>显示的是回答所用的原文。</translation>
     </message>
 </context>
 <context>
     <name>PasswordDialog</name>
     <message>
-        <location filename="../../gui/agentmaker_desk/password_dialog.py" line="29"/>
+        <location filename="../../gui/agentmaker_desk/settings/password_dialog.py" line="29"/>
         <source>Password needed</source>
         <translation>需要密码</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/password_dialog.py" line="35"/>
+        <location filename="../../gui/agentmaker_desk/settings/password_dialog.py" line="35"/>
         <source>“{name}” is protected by a password. Enter it to add the file.</source>
         <translation>“{name}”受密码保护。输入密码即可添加该文件。</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/password_dialog.py" line="39"/>
+        <location filename="../../gui/agentmaker_desk/settings/password_dialog.py" line="39"/>
         <source>That password did not open the file. Try again.</source>
         <translation>该密码无法打开此文件，请重试。</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/password_dialog.py" line="45"/>
-        <location filename="../../gui/agentmaker_desk/password_dialog.py" line="46"/>
+        <location filename="../../gui/agentmaker_desk/settings/password_dialog.py" line="45"/>
+        <location filename="../../gui/agentmaker_desk/settings/password_dialog.py" line="46"/>
         <source>Password</source>
         <translation>密码</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/password_dialog.py" line="50"/>
+        <location filename="../../gui/agentmaker_desk/settings/password_dialog.py" line="50"/>
         <source>Open file</source>
         <translation>打开文件</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/password_dialog.py" line="51"/>
+        <location filename="../../gui/agentmaker_desk/settings/password_dialog.py" line="51"/>
         <source>Skip this file</source>
         <translation>跳过此文件</translation>
     </message>
 </context>
 <context>
+    <name>PasswordFlow</name>
+    <message numerus="yes">
+        <location filename="../../gui/agentmaker_desk/settings/password_flow.py" line="47"/>
+        <source>%n file(s) need a password: use “Enter password…” on its row.</source>
+        <translation>
+            <numerusform>%n 个文件需要密码：请在其所在行使用“输入密码…”。</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../../gui/agentmaker_desk/settings/password_flow.py" line="56"/>
+        <source>%n file(s) in linked folders need a password: enter it in Settings → Linked folders.</source>
+        <translation>
+            <numerusform>关联文件夹中有 %n 个文件需要密码：请在“设置 → 关联文件夹”中输入。</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>Screenshots</name>
     <message>
-        <location filename="../../gui/agentmaker_desk/screenshots.py" line="159"/>
+        <location filename="../../gui/agentmaker_desk/screenshots.py" line="204"/>
         <source>Scanned contract.pdf: is password-protected. Enter its password to index it.</source>
+        <extracomment>The size of a common laptop screen: the chat must be readable there.</extracomment>
         <translation>Scanned contract.pdf：受密码保护。输入密码后即可索引。</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/screenshots.py" line="193"/>
+        <location filename="../../gui/agentmaker_desk/screenshots.py" line="242"/>
+        <source>What does error code E2 on the boiler mean?</source>
+        <translation>锅炉错误代码 E2 是什么意思？</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/screenshots.py" line="256"/>
         <source>How much is the deposit and when do I get it back?</source>
         <translation>押金是多少？什么时候退还？</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/screenshots.py" line="260"/>
+        <source>And what if something is damaged?</source>
+        <translation>那如果有东西损坏了呢？</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/screenshots.py" line="270"/>
+        <source>Who repairs the heating?</source>
+        <translation>暖气由谁维修？</translation>
     </message>
 </context>
 <context>
     <name>SettingsDialog</name>
     <message>
-        <location filename="../../gui/agentmaker_desk/settings_dialog.py" line="67"/>
+        <location filename="../../gui/agentmaker_desk/settings/dialog.py" line="70"/>
         <source>Settings</source>
         <extracomment>Looks for local model servers; returns objects with ``kind``, ``base_url``, ``models``.</extracomment>
         <translation>设置</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/settings_dialog.py" line="76"/>
+        <location filename="../../gui/agentmaker_desk/settings/dialog.py" line="79"/>
         <source>Language model</source>
         <translation>语言模型</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/settings_dialog.py" line="77"/>
+        <location filename="../../gui/agentmaker_desk/settings/dialog.py" line="80"/>
         <source>Embeddings</source>
         <translation>嵌入</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/settings_dialog.py" line="78"/>
+        <location filename="../../gui/agentmaker_desk/settings/dialog.py" line="81"/>
         <source>Retrieval</source>
         <translation>检索</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/settings_dialog.py" line="79"/>
+        <location filename="../../gui/agentmaker_desk/settings/dialog.py" line="82"/>
         <source>Scanned documents</source>
         <translation>扫描文档</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/settings_dialog.py" line="83"/>
+        <location filename="../../gui/agentmaker_desk/settings/dialog.py" line="86"/>
         <source>Linked folders</source>
         <translation>关联文件夹</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/settings_dialog.py" line="84"/>
+        <location filename="../../gui/agentmaker_desk/settings/dialog.py" line="87"/>
         <source>Interface</source>
         <translation>界面</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/settings_dialog.py" line="89"/>
+        <location filename="../../gui/agentmaker_desk/settings/dialog.py" line="92"/>
         <source>Save</source>
         <translation>保存</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/settings_dialog.py" line="90"/>
+        <location filename="../../gui/agentmaker_desk/settings/dialog.py" line="93"/>
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/settings_dialog.py" line="107"/>
+        <location filename="../../gui/agentmaker_desk/settings/dialog.py" line="110"/>
         <source>None — extractive answers from your documents</source>
         <translation>不使用——直接摘录文档中的内容作答</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/settings_dialog.py" line="108"/>
+        <location filename="../../gui/agentmaker_desk/settings/dialog.py" line="111"/>
         <source>Ollama (on this computer)</source>
         <translation>Ollama（本机）</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/settings_dialog.py" line="109"/>
+        <location filename="../../gui/agentmaker_desk/settings/dialog.py" line="112"/>
         <source>LM Studio (on this computer)</source>
         <translation>LM Studio（本机）</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/settings_dialog.py" line="110"/>
+        <location filename="../../gui/agentmaker_desk/settings/dialog.py" line="113"/>
         <source>OpenAI</source>
         <translation>OpenAI</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/settings_dialog.py" line="111"/>
+        <location filename="../../gui/agentmaker_desk/settings/dialog.py" line="114"/>
         <source>Other OpenAI-compatible server</source>
         <translation>其他兼容 OpenAI 的服务器</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/settings_dialog.py" line="115"/>
+        <location filename="../../gui/agentmaker_desk/settings/dialog.py" line="118"/>
         <source>Look for Ollama / LM Studio</source>
         <translation>查找 Ollama / LM Studio</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/settings_dialog.py" line="131"/>
-        <location filename="../../gui/agentmaker_desk/settings_dialog.py" line="143"/>
+        <location filename="../../gui/agentmaker_desk/settings/dialog.py" line="134"/>
+        <location filename="../../gui/agentmaker_desk/settings/dialog.py" line="146"/>
         <source>API key</source>
         <translation>API 密钥</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/settings_dialog.py" line="139"/>
+        <location filename="../../gui/agentmaker_desk/settings/dialog.py" line="142"/>
         <source>Answers written by</source>
         <translation>回答生成方式</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/settings_dialog.py" line="141"/>
-        <location filename="../../gui/agentmaker_desk/settings_dialog.py" line="166"/>
+        <location filename="../../gui/agentmaker_desk/settings/dialog.py" line="144"/>
+        <location filename="../../gui/agentmaker_desk/settings/dialog.py" line="174"/>
         <source>Server address</source>
         <translation>服务器地址</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/settings_dialog.py" line="142"/>
-        <location filename="../../gui/agentmaker_desk/settings_dialog.py" line="167"/>
+        <location filename="../../gui/agentmaker_desk/settings/dialog.py" line="145"/>
+        <location filename="../../gui/agentmaker_desk/settings/dialog.py" line="175"/>
         <source>Model</source>
         <translation>模型</translation>
     </message>
@@ -1129,163 +1266,163 @@ old-*.pdf</translation>
         <translation>内置，多语言（离线，无需设置）</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/settings/dialog.py" line="156"/>
+        <location filename="../../gui/agentmaker_desk/settings/dialog.py" line="159"/>
         <source>Built-in, English only, fastest (offline, no setup)</source>
         <translation>内置，仅英文，最快（离线，无需设置）</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/settings_dialog.py" line="153"/>
+        <location filename="../../gui/agentmaker_desk/settings/dialog.py" line="161"/>
         <source>A server (OpenAI-compatible)</source>
         <translation>服务器（兼容 OpenAI）</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/settings_dialog.py" line="165"/>
+        <location filename="../../gui/agentmaker_desk/settings/dialog.py" line="173"/>
         <source>Embedding model</source>
         <translation>嵌入模型</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/settings_dialog.py" line="177"/>
+        <location filename="../../gui/agentmaker_desk/settings/dialog.py" line="185"/>
         <source>Re-rank passages (more precise, slower)</source>
         <translation>对段落重新排序（更准确，但更慢）</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/settings_dialog.py" line="179"/>
+        <location filename="../../gui/agentmaker_desk/settings/dialog.py" line="187"/>
         <source>Search with several phrasings of the question (uses the language model)</source>
         <translation>用问题的多种说法进行搜索（使用语言模型）</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/settings_dialog.py" line="183"/>
+        <location filename="../../gui/agentmaker_desk/settings/dialog.py" line="191"/>
         <source>Search with a drafted answer (HyDE; uses the language model)</source>
         <translation>用预先草拟的回答进行搜索（HyDE；使用语言模型）</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/settings_dialog.py" line="187"/>
+        <location filename="../../gui/agentmaker_desk/settings/dialog.py" line="195"/>
         <source> passages on each side</source>
         <translation> 个相邻段落（每侧）</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/settings_dialog.py" line="189"/>
+        <location filename="../../gui/agentmaker_desk/settings/dialog.py" line="197"/>
         <source>Index each passage with its headings (applies to files added later)</source>
         <translation>索引段落时附带其标题（对之后添加的文件生效）</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/settings_dialog.py" line="194"/>
-        <location filename="../../gui/agentmaker_desk/settings_dialog.py" line="203"/>
+        <location filename="../../gui/agentmaker_desk/settings/dialog.py" line="202"/>
+        <location filename="../../gui/agentmaker_desk/settings/dialog.py" line="211"/>
         <source>Cohere API key</source>
         <translation>Cohere API 密钥</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/settings_dialog.py" line="196"/>
+        <location filename="../../gui/agentmaker_desk/settings/dialog.py" line="204"/>
         <source>Saved in the system keyring</source>
         <translation>已保存在系统钥匙串中</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/settings_dialog.py" line="198"/>
+        <location filename="../../gui/agentmaker_desk/settings/dialog.py" line="206"/>
         <source>Needed for re-ranking (sends passages to Cohere)</source>
         <translation>重排序需要（会把段落发送给 Cohere）</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/settings_dialog.py" line="200"/>
+        <location filename="../../gui/agentmaker_desk/settings/dialog.py" line="208"/>
         <source>Passages per answer</source>
         <translation>每个回答使用的段落数</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/settings_dialog.py" line="201"/>
+        <location filename="../../gui/agentmaker_desk/settings/dialog.py" line="209"/>
         <source>Show neighbouring text</source>
         <translation>显示相邻文本</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/settings_dialog.py" line="212"/>
+        <location filename="../../gui/agentmaker_desk/settings/dialog.py" line="220"/>
         <source>Read scanned pages (OCR)</source>
         <translation>识别扫描页（OCR）</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/settings_dialog.py" line="216"/>
+        <location filename="../../gui/agentmaker_desk/settings/dialog.py" line="224"/>
         <source>Pictures (PNG, JPEG, TIFF) and PDF pages without text are read on this computer; nothing is sent anywhere. Reading takes a few seconds per page and runs in the background. When this is off, scanned PDFs are remembered and read once it is turned on again.</source>
         <translation>图片（PNG、JPEG、TIFF）和没有文字的 PDF 页面会在本机识别，不会发送到任何地方。每页需要几秒钟，在后台进行。关闭时，扫描的 PDF 会被记下，重新开启后再识别。</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/settings_dialog.py" line="228"/>
+        <location filename="../../gui/agentmaker_desk/settings/dialog.py" line="236"/>
         <source>Try the failed ones again</source>
         <translation>重试失败的文档</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/settings_dialog.py" line="237"/>
+        <location filename="../../gui/agentmaker_desk/settings/dialog.py" line="245"/>
         <source>This installation of the app does not include OCR, so scans stay unread.</source>
         <translation>此安装版本的应用不包含 OCR，扫描件将不会被识别。</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/settings_dialog.py" line="249"/>
+        <location filename="../../gui/agentmaker_desk/settings/dialog.py" line="257"/>
         <source>{n} scanned documents are waiting to be read.</source>
         <translation>{n} 个扫描文档正在等待识别。</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/settings_dialog.py" line="251"/>
+        <location filename="../../gui/agentmaker_desk/settings/dialog.py" line="259"/>
         <source>{n} could not be read.</source>
         <translation>{n} 个无法识别。</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/settings_dialog.py" line="254"/>
+        <location filename="../../gui/agentmaker_desk/settings/dialog.py" line="262"/>
         <source>{n} scanned documents were read.</source>
         <translation>已识别 {n} 个扫描文档。</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/settings_dialog.py" line="263"/>
+        <location filename="../../gui/agentmaker_desk/settings/dialog.py" line="271"/>
         <source>Same as the system</source>
         <translation>跟随系统</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/settings_dialog.py" line="266"/>
+        <location filename="../../gui/agentmaker_desk/settings/dialog.py" line="274"/>
         <source>Language</source>
         <translation>语言</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/settings_dialog.py" line="368"/>
+        <location filename="../../gui/agentmaker_desk/settings/dialog.py" line="386"/>
         <source>Without a language model, answers quote the best passages.</source>
         <translation>不使用语言模型时，回答会直接引用最相关的段落。</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/settings_dialog.py" line="375"/>
+        <location filename="../../gui/agentmaker_desk/settings/dialog.py" line="393"/>
         <source>A key is saved in the system keyring. Type a new one to replace it.</source>
         <translation>系统钥匙串中已保存密钥。输入新密钥即可替换。</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/settings_dialog.py" line="377"/>
+        <location filename="../../gui/agentmaker_desk/settings/dialog.py" line="395"/>
         <source>The key is stored in the system keyring, never in a file.</source>
         <translation>密钥保存在系统钥匙串中，绝不会写入文件。</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/settings_dialog.py" line="381"/>
+        <location filename="../../gui/agentmaker_desk/settings/dialog.py" line="399"/>
         <source>No system keyring was found on this computer, so the key cannot be saved. It is kept in memory until you close the app, and never written to a file.</source>
         <translation>本机未找到系统钥匙串，因此无法保存密钥。密钥只在内存中保留到你关闭应用为止，绝不会写入文件。</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/settings_dialog.py" line="385"/>
+        <location filename="../../gui/agentmaker_desk/settings/dialog.py" line="403"/>
         <source>Local servers usually need no key.</source>
         <translation>本机服务器通常不需要密钥。</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/settings_dialog.py" line="395"/>
+        <location filename="../../gui/agentmaker_desk/settings/dialog.py" line="413"/>
         <source>Changing the embedding model re-computes the search vectors of all {n} passages in your library. This runs in the background after you save; you can keep reading meanwhile, and searching uses the new model when it is done.</source>
         <translation>更换嵌入模型会为资料库中全部 {n} 个段落重新计算搜索向量。保存后将在后台进行；期间你可以继续阅读，完成后搜索将使用新模型。</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/settings_dialog.py" line="404"/>
+        <location filename="../../gui/agentmaker_desk/settings/dialog.py" line="422"/>
         <source>The embedding model turns passages into vectors for searching by meaning. The built-in one works offline.</source>
         <translation>嵌入模型把段落转换为向量，用于按语义搜索。内置模型可离线使用。</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/settings_dialog.py" line="413"/>
+        <location filename="../../gui/agentmaker_desk/settings/dialog.py" line="431"/>
         <source>Looking…</source>
         <translation>正在查找…</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/settings_dialog.py" line="433"/>
+        <location filename="../../gui/agentmaker_desk/settings/dialog.py" line="451"/>
         <source>No Ollama or LM Studio is running.</source>
         <translation>没有正在运行的 Ollama 或 LM Studio。</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/settings_dialog.py" line="439"/>
+        <location filename="../../gui/agentmaker_desk/settings/dialog.py" line="457"/>
         <source>{kind} at {url} ({n} models)</source>
         <translation>{kind}：{url}（{n} 个模型）</translation>
     </message>
@@ -1293,38 +1430,38 @@ old-*.pdf</translation>
 <context>
     <name>SourceView</name>
     <message>
-        <location filename="../../gui/agentmaker_desk/source_view.py" line="110"/>
+        <location filename="../../gui/agentmaker_desk/chat/source_view.py" line="113"/>
         <source>Open original file</source>
         <extracomment>Documents longer than this are shown as a window around the passage. Characters of context kept on each side of the passage in a window.</extracomment>
         <translation>打开原始文件</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/source_view.py" line="111"/>
+        <location filename="../../gui/agentmaker_desk/chat/source_view.py" line="114"/>
         <source>Open the document in its own application</source>
         <translation>用对应的应用程序打开该文档</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/source_view.py" line="118"/>
+        <location filename="../../gui/agentmaker_desk/chat/source_view.py" line="121"/>
         <source>Document text</source>
         <translation>文档文本</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/source_view.py" line="120"/>
+        <location filename="../../gui/agentmaker_desk/chat/source_view.py" line="123"/>
         <source>Click a citation [n] or a source to see the passage in its document.</source>
         <translation>点击引用 [n] 或某个来源，即可在文档中查看该段落。</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/source_view.py" line="151"/>
+        <location filename="../../gui/agentmaker_desk/chat/source_view.py" line="159"/>
         <source>(untitled)</source>
         <translation>（无标题）</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/source_view.py" line="171"/>
+        <location filename="../../gui/agentmaker_desk/chat/source_view.py" line="180"/>
         <source>The full document text is not available; showing the passage only.</source>
         <translation>无法获取完整的文档文本，仅显示该段落。</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/source_view.py" line="178"/>
+        <location filename="../../gui/agentmaker_desk/chat/source_view.py" line="187"/>
         <source>Long document: showing characters {a}–{b} of {n} around the passage.</source>
         <translation>文档较长：显示段落附近的第 {a}–{b} 个字符（共 {n} 个）。</translation>
     </message>
@@ -1332,94 +1469,158 @@ old-*.pdf</translation>
 <context>
     <name>SourcesView</name>
     <message>
-        <location filename="../../gui/agentmaker_desk/sources_view.py" line="1"/>
+        <location filename="../../gui/agentmaker_desk/chat/source_labels.py" line="42"/>
         <source>slide {number}</source>
         <translation>第 {number} 张幻灯片</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/sources_view.py" line="1"/>
+        <location filename="../../gui/agentmaker_desk/chat/source_labels.py" line="50"/>
         <source>Sheet &apos;{sheet}&apos;, row {row}</source>
         <translation>工作表“{sheet}”，第 {row} 行</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/sources_view.py" line="1"/>
+        <location filename="../../gui/agentmaker_desk/chat/source_labels.py" line="54"/>
         <source>Sheet &apos;{sheet}&apos;, rows {first}–{last}</source>
         <translation>工作表“{sheet}”，第 {first}–{last} 行</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/sources_view.py" line="1"/>
+        <location filename="../../gui/agentmaker_desk/chat/source_labels.py" line="57"/>
         <source>Sheet &apos;{sheet}&apos;</source>
         <translation>工作表“{sheet}”</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/sources_view.py" line="22"/>
+        <location filename="../../gui/agentmaker_desk/chat/source_labels.py" line="21"/>
         <source>(untitled)</source>
         <translation>（无标题）</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/sources_view.py" line="30"/>
+        <location filename="../../gui/agentmaker_desk/chat/source_labels.py" line="29"/>
         <source>p. {label} ({page})</source>
         <translation>第 {label} 页（{page}）</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/sources_view.py" line="33"/>
+        <location filename="../../gui/agentmaker_desk/chat/source_labels.py" line="32"/>
         <source>p. {page}</source>
         <translation>第 {page} 页</translation>
     </message>
+</context>
+<context>
+    <name>TranscriptView</name>
     <message>
-        <location filename="../../gui/agentmaker_desk/sources_view.py" line="56"/>
-        <source>keyword match #{rank}</source>
-        <translation>关键词匹配第 {rank} 名</translation>
+        <location filename="../../gui/agentmaker_desk/chat/transcript.py" line="35"/>
+        <source>, </source>
+        <translation>，</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/sources_view.py" line="60"/>
-        <source>meaning match #{rank}</source>
-        <translation>语义匹配第 {rank} 名</translation>
+        <location filename="../../gui/agentmaker_desk/chat/transcript.py" line="36"/>
+        <source>matched the words {words}</source>
+        <translation>匹配了词语 {words}</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/sources_view.py" line="64"/>
-        <source>fused score {score:.4f}</source>
-        <translation>融合得分 {score:.4f}</translation>
+        <location filename="../../gui/agentmaker_desk/chat/transcript.py" line="37"/>
+        <source>matched your words</source>
+        <translation>匹配了你的用词</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/sources_view.py" line="70"/>
-        <source>re-rank score {score:.3f}</source>
-        <translation>重排序得分 {score:.3f}</translation>
+        <location filename="../../gui/agentmaker_desk/chat/transcript.py" line="38"/>
+        <source>close in meaning</source>
+        <translation>语义相近</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/sources_view.py" line="75"/>
+        <location filename="../../gui/agentmaker_desk/chat/transcript.py" line="39"/>
+        <source>next to a passage that was found</source>
+        <translation>与找到的段落相邻</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/chat/transcript.py" line="40"/>
         <source>read by OCR</source>
         <translation>通过 OCR 识别</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/sources_view.py" line="76"/>
-        <source>neighbouring passage</source>
-        <translation>相邻段落</translation>
+        <location filename="../../gui/agentmaker_desk/chat/transcript.py" line="41"/>
+        <source>ranked high by the re-ranker</source>
+        <translation>重排序模型认为高度相关</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/sources_view.py" line="87"/>
-        <source>Sources</source>
-        <translation>来源</translation>
+        <location filename="../../gui/agentmaker_desk/chat/transcript.py" line="42"/>
+        <source>this passage has changed since</source>
+        <translation>此段落之后已更改</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/sources_view.py" line="90"/>
-        <source>#</source>
-        <translation>#</translation>
+        <location filename="../../gui/agentmaker_desk/chat/transcript.py" line="43"/>
+        <source>document removed</source>
+        <translation>文档已移除</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/sources_view.py" line="90"/>
-        <source>Document</source>
-        <translation>文档</translation>
+        <location filename="../../gui/agentmaker_desk/chat/transcript.py" line="44"/>
+        <source>Sources:</source>
+        <translation>来源：</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/sources_view.py" line="90"/>
-        <source>Where</source>
-        <translation>位置</translation>
+        <location filename="../../gui/agentmaker_desk/chat/transcript.py" line="45"/>
+        <source>Stopped.</source>
+        <translation>已停止。</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/sources_view.py" line="90"/>
-        <source>Why it was found</source>
-        <translation>检索依据</translation>
+        <location filename="../../gui/agentmaker_desk/chat/transcript.py" line="46"/>
+        <source>Searching your documents…</source>
+        <translation>正在搜索你的文档…</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/chat/transcript.py" line="47"/>
+        <source>Writing the answer…</source>
+        <translation>正在撰写回答…</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/chat/transcript.py" line="48"/>
+        <source>No answer was produced.</source>
+        <translation>没有生成回答。</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/chat/transcript.py" line="142"/>
+        <source>Conversation</source>
+        <extracomment>A language model is set up: extractive answers offer &quot;Write with a model&quot;.</extracomment>
+        <translation>对话</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/chat/transcript.py" line="361"/>
+        <source>Ask a question about your documents below. Follow-up questions remember this chat.</source>
+        <translation>在下方就你的文档提问。追问时会记住本次对话。</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/chat/transcript.py" line="374"/>
+        <source>Searched: {query}</source>
+        <translation>搜索的是：{query}</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/chat/transcript.py" line="393"/>
+        <source>Extractive answer (no model)</source>
+        <translation>摘录式回答（无模型）</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/chat/transcript.py" line="399"/>
+        <source>Hide sources ({n})</source>
+        <translation>隐藏来源（{n}）</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/chat/transcript.py" line="399"/>
+        <source>Show sources ({n})</source>
+        <translation>显示来源（{n}）</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/chat/transcript.py" line="402"/>
+        <source>Copy</source>
+        <translation>复制</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/chat/transcript.py" line="402"/>
+        <source>Regenerate</source>
+        <translation>重新生成</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/chat/transcript.py" line="408"/>
+        <source>Write with a model</source>
+        <translation>用模型重写</translation>
     </message>
 </context>
 </TS>
