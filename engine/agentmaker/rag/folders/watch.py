@@ -98,6 +98,7 @@ class FolderWatcher:
         self._watches: dict[str, Any] = {}
         self._rules: dict[str, IgnoreRules] = {}
         self._ignore: dict[str, tuple[str, ...]] = {}
+        self._added: dict[str, float] = {}
         self._pending: set[str] = set()
         self._vanished: set[str] = set()
         self._first_event = self._last_event = 0.0
@@ -255,9 +256,18 @@ class FolderWatcher:
     def _reconcile(self) -> list[str]:
         """Watch the linked folders (and stop watching unlinked ones); returns the
         folders that are new or whose ignore list changed."""
-        folders = {f.path: f.ignore for f in self.sync.folders()}
+        linked = self.sync.folders()
+        folders = {f.path: f.ignore for f in linked}
+        # A folder unlinked and linked again before this thread looked has the same
+        # ignore list but a new link time: it is new, and must be scanned.
+        added = {f.path: f.added_at for f in linked}
         extensions = self.sync.extensions()
-        changed = [p for p, ignore in folders.items() if self._ignore.get(p) != ignore]
+        changed = [
+            p
+            for p, ignore in folders.items()
+            if self._ignore.get(p) != ignore or self._added.get(p) != added[p]
+        ]
+        self._added = added
         self._rules = {p: IgnoreRules(p, ignore, extensions) for p, ignore in folders.items()}
         self._ignore = dict(folders)
         self.unwatched = {p: r for p, r in self.unwatched.items() if p in folders}
