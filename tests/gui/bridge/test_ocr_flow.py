@@ -78,6 +78,9 @@ def test_cancel_pauses_ocr_and_the_next_window_resumes_without_rereading(
     qloop.until(lambda: panel.label_of(scan) == "Reading scanned page 1 of 5…")
     engine.release(1)
     qloop.until(lambda: panel.label_of(scan) == "Reading scanned page 2 of 5…")
+    # The label changes before the worker starts page 2: under load a click in between
+    # would stop OCR before page 2 (found by scripts/soak-gui.sh).
+    qloop.until(lambda: engine.waiting == 1)
 
     qloop.call(panel.cancel_button.click)  # while page 2 is being read
     assert "Pausing" in panel.summary_label.text()
