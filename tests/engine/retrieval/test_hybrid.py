@@ -10,7 +10,6 @@ from agentmaker import HybridRetriever, RetrievalResult, reciprocal_rank_fusion
 from agentmaker.errors import (
     ConfigurationError,
     EmbeddingModelMismatchError,
-    InvalidQueryError,
     LibraryVersionError,
     ScopeRequiredError,
 )
@@ -247,6 +246,7 @@ def test_config_is_validated() -> None:
 @given(query=st.text(max_size=80))
 def test_any_query_text_never_raises(sqlite_retriever, query: str) -> None:
     """Any text gets hits, or the typed error that says the search has no words."""
+    from agentmaker.errors import InvalidQueryError
 
     if sqlite_retriever.count() == 0:
         sqlite_retriever.add(_items(), scope=RAG)
