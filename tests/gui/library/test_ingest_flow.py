@@ -130,9 +130,7 @@ def test_event_loop_keeps_beating_during_ingestion(desk, qloop, good_dir: Path) 
     elapsed = time.monotonic() - started
     assert {f.status for f in report.files} == {"indexed"}
     gaps = [b - a for a, b in itertools.pairwise(beats)]
-    assert elapsed > 1.0 and len(beats) > elapsed / 0.02 * 0.5
-    # Generous: a shared 2-core CI machine adds scheduling noise; a real freeze (the GUI
-    # thread parsing or embedding) shows up as seconds. benchmarks/ measures the stall.
+    assert elapsed > 1.0 and len(beats) > elapsed / 0.02 * 0.2  # the timer kept firing
     # A freeze detector, not a timing: ingestion on the GUI thread stalls the loop for
     # the whole batch (seconds); scheduling noise on a loaded 2-core machine reaches
     # ~0.5 s. benchmarks/gui_latency.py measures the real stalls (target < 100 ms).
