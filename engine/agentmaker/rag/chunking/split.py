@@ -18,6 +18,9 @@ data the content is the rendered record(s) and the offsets span the raw record t
 
 from __future__ import annotations
 
+import bisect
+import re
+
 from agentmaker.rag.chunking.config import ChunkingConfig
 from agentmaker.rag.chunking.located import label_slides, split_sections, split_sheets
 from agentmaker.rag.chunking.markdown import split_markdown
@@ -26,6 +29,7 @@ from agentmaker.rag.chunking.text import Piece, split_paged_text, split_text
 from agentmaker.rag.documents import Chunk, Document
 
 MARKDOWN_FORMATS = frozenset({"md", "markdown", "docx", "html", "htm", "epub"})
+_NEWLINE = re.compile("\n")
 
 
 def _pieces(doc: Document, config: ChunkingConfig) -> list[Piece]:
@@ -56,7 +60,20 @@ def _pieces(doc: Document, config: ChunkingConfig) -> list[Piece]:
         if sections is not None:
             return sections
         return split_markdown(text, config)
-    return split_text(text, config)
+    return label_lines(text, split_text(text, config))
+
+
+def label_lines(text: str, pieces: list[Piece]) -> list[Piece]:
+    """Plain text has no pages or headings: cite it by line ("lines 1,204–1,230")."""
+    breaks = [match.start() for match in _NEWLINE.finditer(text)]
+    for piece in pieces:
+        first = bisect.bisect_right(breaks, piece.start) + 1
+        last = bisect.bisect_left(breaks, max(piece.start, piece.end - 1)) + 1
+        piece.metadata["line_start"], piece.metadata["line_end"] = first, last
+        piece.metadata["location"] = (
+            f"line {first:,}" if first == last else f"lines {first:,}–{last:,}"
+        )
+    return pieces
 
 
 def split_document(

@@ -260,3 +260,17 @@ def test_random_text_is_covered_exactly(
     ends = [c.metadata["end_char"] for c in chunks]
     assert starts == sorted(starts) and ends == sorted(ends)
     assert len(set(ends)) == len(ends)  # every chunk brings new text
+
+
+def test_plain_text_passages_are_cited_by_line() -> None:
+    text = "\n".join(f"Line {i} says something about topic {i % 7}." for i in range(1, 400))
+    chunks = split_document(
+        Document(content=text, format="txt"), chunk_tokens=100, overlap_tokens=10
+    )
+    assert chunks[0].metadata["location"] == "lines 1–9"
+    for chunk in chunks:
+        first, last = chunk.metadata["line_start"], chunk.metadata["line_end"]
+        assert chunk.content.startswith(f"Line {first} ")
+        assert chunk.content.rstrip().splitlines()[-1].startswith(f"Line {last} ")
+    one = split_document(Document(content="A single line.", format="txt"))
+    assert one[0].metadata["location"] == "line 1"
