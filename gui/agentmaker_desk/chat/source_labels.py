@@ -13,12 +13,13 @@ from PySide6.QtCore import QCoreApplication
 
 
 def document_label(source: Any) -> str:
-    """The document's title, else its file name."""
-    title = (getattr(source, "title", "") or "").strip()
-    if title:
-        return title
+    """The document's file name (what people saved it as; two documents often share a
+    first heading), else its title."""
     path = getattr(source, "source", "") or ""
-    return Path(path).name or path or QCoreApplication.translate("SourcesView", "(untitled)")
+    title = (getattr(source, "title", "") or "").strip()
+    return (
+        Path(path).name or title or path or QCoreApplication.translate("SourcesView", "(untitled)")
+    )
 
 
 def page_text(page: Any, label: Any) -> str:

@@ -183,7 +183,7 @@ def test_copy_and_regenerate(desk, qloop, tmp_path: Path) -> None:
     copied = desk.transcript.copy_answer(0)
     assert QGuiApplication.clipboard().text() == copied
     assert "80 euros" in copied
-    assert "Sources:\n[1] Expense Policy — Meals\n" in copied
+    assert "Sources:\n[1] policy.md — Expense Policy > Meals\n" in copied
 
     desk.bridge.library.set_llm(ScriptedLLM(["It is 80 euros [1]."]))  # no history: no rewrite
     assert "regen:0" in desk.transcript.anchors()
