@@ -12,7 +12,10 @@ from agentmaker.rag.answer.citations import (
 
 def test_markers_to_missing_passages_are_removed() -> None:
     text = "Hotels cost 500 [2]. Meals are free [7]. Both [1, 9] apply [3][2]."
-    assert clean_citations(text, {1, 2, 3}) == "Hotels cost 500 [2]. Meals are free. Both [1] apply [3][2]."
+    assert (
+        clean_citations(text, {1, 2, 3})
+        == "Hotels cost 500 [2]. Meals are free. Both [1] apply [3][2]."
+    )
     assert cited_numbers(text) == [2, 7, 1, 9, 3]
 
 

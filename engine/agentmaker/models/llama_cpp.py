@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import json
 import logging
 import secrets
@@ -188,10 +189,8 @@ class LlamaCppLLM(LLMClient):
 
     def _unload_when_free(self) -> None:
         # Through the worker, so an unload never pulls the model from under a generation.
-        try:
+        with contextlib.suppress(RuntimeError):  # the worker was already shut down
             self._worker.submit(self._drop)
-        except RuntimeError:  # worker already shut down
-            pass
 
     def _drop(self) -> None:
         with self._lock:
