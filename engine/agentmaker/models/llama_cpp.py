@@ -149,6 +149,9 @@ class LlamaCppLLM(LLMClient):
         self.name = name or self.path.stem
         self.on_progress = on_progress
         self._runtime: _Runtime | None = None
+        #: llama.cpp's figures for the last answer (prompt_n, prompt_per_second,
+        #: predicted_n, predicted_per_second, ...), for benchmarks and diagnostics.
+        self.last_timings: dict[str, Any] = {}
         self._lock = threading.Lock()  # guards _runtime and _timer
         self._timer: threading.Timer | None = None
         # One worker runs loads and generations in order: llama.cpp serves one at a time.
@@ -269,6 +272,8 @@ class LlamaCppLLM(LLMClient):
                 if "error" in chunk or ("code" in chunk and "choices" not in chunk):
                     errors.append(chunk.get("error", chunk))
                     return True
+                if "timings" in chunk:  # the last chunk: llama.cpp's own speed figures
+                    self.last_timings = dict(chunk["timings"])
                 progress = chunk.get("prompt_progress")
                 if progress and self.on_progress is not None:
                     self.on_progress(int(progress["processed"]), int(progress["total"]))
