@@ -161,6 +161,12 @@ async def _run_set(
         out = await _ask(library, row["question"], top_k, llm)
         model_outs.append(out)
         log(f"[{kind} {i}/{len(rows)}] {out['total_s']:.0f}s {out['answer'][:100]!r}")
+        # Written after every question: a run cut short still leaves its answers.
+        OUT.mkdir(parents=True, exist_ok=True)
+        partial = {"set": kind, "done": i, "answers": model_outs, "extractive": extractive_outs}
+        (OUT / f"answer_quality_partial_{kind}.json").write_text(
+            json.dumps(partial, indent=1, ensure_ascii=False)
+        )
     return {
         "model": _score(kind, rows, model_outs),
         "extractive": _score(kind, rows, extractive_outs),

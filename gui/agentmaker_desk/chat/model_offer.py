@@ -153,3 +153,29 @@ class ModelOffer(QFrame):
     def _on_cancelled(self) -> None:
         self._busy(False)
         self.status.setText(self.tr("Download cancelled. Nothing was kept."))
+
+
+def add_model_offer(window: Any, layout: Any) -> ModelOffer | None:
+    """Put the offer into ``window``'s ``layout`` when it is due (see
+    :meth:`ModelOffer.should_show`); a model it provides becomes the answer model."""
+    from agentmaker_desk.model_downloads import ModelDownloads
+    from agentmaker_desk.settings import ModelChoice
+
+    if window.settings.llm.kind != "none":
+        return None
+    settings = QSettings(str(window.store.path), QSettings.Format.IniFormat)
+    downloads = ModelDownloads(parent=window)
+    if not ModelOffer.should_show(settings, downloads):
+        return None
+    offer = ModelOffer(downloads, settings, window)
+
+    def use(path: str) -> None:
+        current = window.store.load()
+        current.llm = ModelChoice(kind="local", model=path)
+        window.store.save(current)
+        window.settings = current
+        window.bridge.apply_settings(current)
+
+    offer.modelReady.connect(use)
+    layout.addWidget(offer)
+    return offer
