@@ -192,8 +192,8 @@ class DownloadError(ModelError):
     """A model download failed; nothing was left where the model is expected."""
 
 
-class DiskFullError(DownloadError):
-    """Not enough free disk space for a download."""
+class DownloadDiskFullError(DownloadError, DiskFullError):
+    """Not enough free disk space for a model download."""
 
 
 class ChecksumMismatchError(DownloadError):

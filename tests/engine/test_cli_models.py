@@ -36,7 +36,7 @@ def test_models_list_import_ask_remove(
     library = str(tmp_path / "lib.sqlite")
     doc = tmp_path / "policy.md"
     doc.write_text("# Policy\n\nThe daily meal allowance is 80 euros.\n", encoding="utf-8")
-    assert cli.main(["--library", library, "ingest", str(doc)]) == 0
+    assert cli.main(["--library", library, "--create", "ingest", str(doc)]) == 0
     capsys.readouterr()
     code = cli.main(
         ["--library", library, "ask", "--model", "SmolLM2-135M-Instruct.Q4_1", "meal allowance?"]

@@ -23,7 +23,7 @@ from pathlib import Path
 import httpx
 from agentmaker.errors import (
     ChecksumMismatchError,
-    DiskFullError,
+    DownloadDiskFullError,
     DownloadError,
     ModelFileError,
     OperationCancelledError,
@@ -144,7 +144,7 @@ class ModelDownload:
         need = (total or self.size_bytes or self.approx_bytes or 0) - have
         free = shutil.disk_usage(self.dest.parent).free
         if need > 0 and free < need + DISK_MARGIN:
-            raise DiskFullError(
+            raise DownloadDiskFullError(
                 f"{self.dest.name}: needs {need / 1e9:.1f} GB of free disk space in "
                 f"{self.dest.parent}, but only {free / 1e9:.1f} GB is free. Free some space "
                 "and download again."
@@ -258,7 +258,7 @@ def _total(response: httpx.Response, have: int) -> int | None:
 
 
 def _write(out: object, chunk: bytes, download: ModelDownload) -> None:
-    """Write one chunk; a full disk becomes :class:`DiskFullError` (the part is removed
+    """Write one chunk; a full disk becomes :class:`DownloadDiskFullError` (the part is removed
     to give the space back)."""
     try:
         out.write(chunk)  # type: ignore[attr-defined]
@@ -266,7 +266,7 @@ def _write(out: object, chunk: bytes, download: ModelDownload) -> None:
         if exc.errno in (errno.ENOSPC, errno.EDQUOT):
             out.close()  # type: ignore[attr-defined]
             download.part.unlink(missing_ok=True)
-            raise DiskFullError(
+            raise DownloadDiskFullError(
                 f"{download.dest.name}: the disk became full while downloading. Free some "
                 "space and download again."
             ) from exc

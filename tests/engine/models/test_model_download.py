@@ -13,7 +13,7 @@ from typing import ClassVar
 import pytest
 from agentmaker.errors import (
     ChecksumMismatchError,
-    DiskFullError,
+    DownloadDiskFullError,
     ModelFileError,
     OperationCancelledError,
 )
@@ -135,7 +135,7 @@ def test_not_enough_free_disk_is_refused_before_writing(
         total, used, free = 10**12, 10**12, 1000
 
     monkeypatch.setattr(model_download.shutil, "disk_usage", lambda _path: Usage)
-    with pytest.raises(DiskFullError, match="GB of free disk space"):
+    with pytest.raises(DownloadDiskFullError, match="GB of free disk space"):
         ModelDownload(server, tmp_path / "m.gguf").run()
     assert not (tmp_path / "m.gguf.part").exists()
 
@@ -156,7 +156,7 @@ def test_the_disk_filling_up_midway_is_a_clear_error(
         raise OSError(errno.ENOSPC, "No space left on device")
 
     monkeypatch.setattr(model_download, "_write", filling)
-    with pytest.raises(DiskFullError, match="disk became full"):
+    with pytest.raises(DownloadDiskFullError, match="disk became full"):
         ModelDownload(server, tmp_path / "m.gguf").run()
     assert not (tmp_path / "m.gguf").exists() and not (tmp_path / "m.gguf.part").exists()
 
