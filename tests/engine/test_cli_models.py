@@ -42,7 +42,7 @@ def test_models_list_import_ask_remove(
         ["--library", library, "ask", "--model", "SmolLM2-135M-Instruct.Q4_1", "meal allowance?"]
     )
     out = capsys.readouterr().out
-    assert code == 0 and "[1] Policy" in out
+    assert code == 0 and "[1] policy.md" in out
     assert "Extractive answer" not in out  # written by the model
 
     assert cli.main(["models", "--models-dir", models, "remove", "SmolLM2-135M-Instruct.Q4_1"]) == 0

@@ -154,6 +154,7 @@ class LlamaCppLLM(LLMClient):
         self.last_timings: dict[str, Any] = {}
         self._lock = threading.Lock()  # guards _runtime and _timer
         self._timer: threading.Timer | None = None
+        self._active: set[threading.Event] = set()  # stop flags of the answers running
         # One worker runs loads and generations in order: llama.cpp serves one at a time.
         self._worker = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="llama.cpp")
 
@@ -311,6 +312,7 @@ class LlamaCppLLM(LLMClient):
         loop = asyncio.get_running_loop()
         queue: asyncio.Queue[object] = asyncio.Queue()
         stop = threading.Event()
+        self._active.add(stop)
 
         def emit(item: object) -> None:
             try:
@@ -337,25 +339,33 @@ class LlamaCppLLM(LLMClient):
             # Closed early (Stop, cancellation) or done: the worker sees this at its next
             # token and stops; nobody waits for it here, so Stop returns at once.
             stop.set()
+            self._active.discard(stop)
             self._idle()
 
-    async def aclose(self) -> None:
-        """Stop the worker and unload the model."""
-        with self._lock:
-            if self._timer is not None:
-                self._timer.cancel()
-                self._timer = None
+    def release(self) -> None:
+        """Stop any answer, unload the model and end the worker, without waiting (for a
+        window replacing this model with another)."""
+        self._stop_all()
         self._worker.submit(self._drop)
         self._worker.shutdown(wait=False)
 
+    async def aclose(self) -> None:
+        """Stop the worker and unload the model."""
+        self.release()
+
     def close(self) -> None:
         """Sync twin of :meth:`aclose`: waits for the worker to finish."""
+        self._stop_all()
+        self._worker.submit(self._drop)
+        self._worker.shutdown(wait=True)
+
+    def _stop_all(self) -> None:
         with self._lock:
             if self._timer is not None:
                 self._timer.cancel()
                 self._timer = None
-        self._worker.submit(self._drop)
-        self._worker.shutdown(wait=True)
+            for stop in self._active:
+                stop.set()
 
 
 def _wire(messages: Sequence[ChatMessage]) -> list[dict[str, str]]:
