@@ -159,7 +159,7 @@ def add_model_offer(window: Any, layout: Any) -> ModelOffer | None:
     """Put the offer into ``window``'s ``layout`` when it is due (see
     :meth:`ModelOffer.should_show`); a model it provides becomes the answer model."""
     from agentmaker_desk.bridge.model_downloads import ModelDownloads
-    from agentmaker_desk.settings import ModelChoice
+    from agentmaker_desk.settings.settings import ModelChoice
 
     if window.settings.llm.kind != "none":
         return None
