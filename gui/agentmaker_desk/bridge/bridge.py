@@ -446,7 +446,11 @@ class EngineBridge(QObject):
                     list(getattr(stream, "sources", []) or []),
                     bool(getattr(stream, "extractive", False)),
                 )
-            self.answerFinished.emit(False)
+            note = str(getattr(stream, "error", "") or "")
+            if note:  # the model failed: the quoted answer stays, the note says why
+                self.answerFailed.emit(note)
+            else:
+                self.answerFinished.emit(False)
         except asyncio.CancelledError:
             self.answerFinished.emit(True)
             raise

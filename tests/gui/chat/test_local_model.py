@@ -10,14 +10,18 @@ from agentmaker_desk.bridge.model_downloads import ModelDownloads
 from agentmaker_desk.bridge.models import make_llm
 from agentmaker_desk.chat.model_offer import ModelOffer
 from agentmaker_desk.settings.settings import ApiKeyStore, ModelChoice
-from PySide6.QtCore import QSettings
+from PySide6.QtCore import QSettings, Qt
+from PySide6.QtGui import QTextCursor
+from PySide6.QtTest import QTest
 
 from tests.gguf_files import write_gguf
 
 
 def _ask(desk, qloop, question: str) -> None:
     desk.ask_bar.edit.setPlainText(question)
-    qloop.call(lambda: desk.bridge.ask(question))
+    desk.ask_bar.edit.moveCursor(QTextCursor.MoveOperation.End)
+    desk.ask_bar.edit.setFocus()
+    qloop.call(lambda: QTest.keyClick(desk.ask_bar.edit, Qt.Key.Key_Return))  # Enter sends
     # A real model on a shared 2-core machine: wait generously (never asserted as time).
     qloop.until(lambda: not desk.bridge.answering, timeout=300)
     qloop.until(lambda: not desk.bridge.tasks, timeout=60)
@@ -135,7 +139,8 @@ def test_asking_with_the_tiny_model_streams_and_stop_works(
         assert [a for a in view.anchors() if a.startswith("src:")]  # the sources are listed
 
         llm.answer_tokens = 400
-        qloop.call(lambda: desk.bridge.ask("Write a long essay about every Poetry command."))
+        desk.ask_bar.edit.setPlainText("Write a long essay about every Poetry command.")
+        qloop.call(lambda: QTest.keyClick(desk.ask_bar.edit, Qt.Key.Key_Return))
         qloop.until(lambda: len(view.answer_text()) > 0, timeout=300)
         qloop.call(desk.bridge.stop_answer)
         qloop.until(lambda: not desk.bridge.answering, timeout=60)
