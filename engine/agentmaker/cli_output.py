@@ -77,6 +77,8 @@ def answer_record(result: Any) -> dict[str, Any]:
     return {
         "answer": result.answer.strip(),
         "extractive": bool(result.extractive),
+        "abstained": bool(getattr(result, "abstained", False)),
+        "error": str(getattr(result, "error", "") or ""),
         "sources": [
             {
                 "n": s.n,
@@ -97,9 +99,13 @@ def print_answer(result: Any, *, as_json: bool = False, out: TextIO | None = Non
         json.dump(record, out, ensure_ascii=False, indent=2)
         out.write("\n")
         return
-    if record["extractive"] and record["sources"]:
+    if record["error"]:
+        out.write(f"The language model failed ({record['error']}); quoting the documents.\n\n")
+    elif record["extractive"] and record["sources"]:
         out.write("Extractive answer (no language model configured):\n\n")
     out.write(textwrap.fill(record["answer"], width=88) + "\n\n")
+    if record["abstained"]:
+        out.write("The documents do not seem to answer this. Passages looked at:\n")
     for src in record["sources"]:
         label = document_name(src["source"], src["title"])
         out.write(f"  [{src['n']}] {label}" + (f" — {src['where']}" if src["where"] else "") + "\n")

@@ -165,6 +165,41 @@ class ModelResponseError(ModelError):
     """The server answered with something that is not a valid response."""
 
 
+class ModelFileError(ModelError):
+    """A local model file (``.gguf``) is not one the app can use: wrong type, truncated,
+    or an architecture the runtime does not know. ``path`` names the file."""
+
+    def __init__(self, message: str, path: str | Path | None = None) -> None:
+        self.path = str(path) if path is not None else None
+        name = f"{Path(path).name}: " if path is not None else ""
+        super().__init__(f"{name}{message}")
+        self.reason = message
+
+
+class ModelLoadError(ModelError):
+    """The local runtime could not load a model (not enough memory, damaged file)."""
+
+
+class ModelRuntimeError(ModelError):
+    """The local runtime failed while generating (it crashed or ran out of memory)."""
+
+
+class ModelUnavailableError(ModelError):
+    """The local runtime (``xllamacpp``) is not installed for this platform."""
+
+
+class DownloadError(ModelError):
+    """A model download failed; nothing was left where the model is expected."""
+
+
+class DownloadDiskFullError(DownloadError, DiskFullError):
+    """Not enough free disk space for a model download."""
+
+
+class ChecksumMismatchError(DownloadError):
+    """A downloaded file's size or sha256 is not the one the catalog states."""
+
+
 class OperationCancelledError(AgentmakerError):
     """A long operation was cancelled by the caller."""
 

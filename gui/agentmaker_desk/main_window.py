@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 from agentmaker_desk.bridge.bridge import EngineBridge
 from agentmaker_desk.chat.ask_box import AskBar, local_paths
 from agentmaker_desk.chat.conversation_list import ConversationList
+from agentmaker_desk.chat.model_offer import add_model_offer
 from agentmaker_desk.chat.source_view import SourceView
 from agentmaker_desk.chat.transcript import TranscriptView
 from agentmaker_desk.library.chunk_browser import ChunkBrowser
@@ -123,6 +124,7 @@ class MainWindow(WindowChat, QMainWindow):
         layout = QVBoxLayout(central)
         layout.setContentsMargins(8, 8, 8, 8)
         layout.addWidget(self.link_offer)
+        self.model_offer = add_model_offer(self, layout)  # first run only: a local model
         self.outer_splitter = QSplitter(Qt.Orientation.Vertical, central)
         self.outer_splitter.addWidget(self.stack)
         self.outer_splitter.addWidget(self.ingest_panel)

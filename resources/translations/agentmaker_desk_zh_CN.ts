@@ -1426,6 +1426,11 @@ old-*.pdf</translation>
         <source>{kind} at {url} ({n} models)</source>
         <translation>{kind}：{url}（{n} 个模型）</translation>
     </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/settings/dialog.py"/>
+        <source>A model on this computer (a .gguf file)</source>
+        <translation>本机上的模型（.gguf 文件）</translation>
+    </message>
 </context>
 <context>
     <name>SourceView</name>
@@ -1621,6 +1626,69 @@ old-*.pdf</translation>
         <location filename="../../gui/agentmaker_desk/chat/transcript.py" line="408"/>
         <source>Write with a model</source>
         <translation>用模型重写</translation>
+    </message>
+</context>
+<context>
+    <name>ModelOffer</name>
+    <message>
+        <location filename="../../gui/agentmaker_desk/chat/model_offer.py"/>
+        <source>Answers written by a model on this computer: download {name}, {size}, once. Until then, answers quote your documents.</source>
+        <translation>由本机上的模型撰写回答：下载 {name}（{size}，只需一次）。在此之前，回答将引用您的文档原文。</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/chat/model_offer.py"/>
+        <source>Download</source>
+        <translation>下载</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/chat/model_offer.py"/>
+        <source>Use a model file on this computer…</source>
+        <translation>使用本机上的模型文件…</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/chat/model_offer.py"/>
+        <source>Not now</source>
+        <translation>暂不</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/chat/model_offer.py"/>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/chat/model_offer.py"/>
+        <source>Starting the download…</source>
+        <translation>正在开始下载…</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/chat/model_offer.py"/>
+        <source>Choose a model file</source>
+        <translation>选择模型文件</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/chat/model_offer.py"/>
+        <source>GGUF model files (*.gguf)</source>
+        <translation>GGUF 模型文件 (*.gguf)</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/chat/model_offer.py"/>
+        <source>, {minutes} min left</source>
+        <translation>，剩余 {minutes} 分钟</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/chat/model_offer.py"/>
+        <source>{done:.2f} of {total:.2f} GB at {speed:.1f} MB/s</source>
+        <translation>已下载 {done:.2f} / {total:.2f} GB，速度 {speed:.1f} MB/s</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/chat/model_offer.py"/>
+        <source>The model is ready. Answers are now written by it.</source>
+        <translation>模型已就绪，现在由它撰写回答。</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/chat/model_offer.py"/>
+        <source>Download cancelled. Nothing was kept.</source>
+        <translation>下载已取消，未保留任何文件。</translation>
     </message>
 </context>
 </TS>

@@ -209,6 +209,7 @@ class ConversationAnswerStream:
         self.answer = ""
         self.sources: list[TurnSource] = []
         self.extractive = conversations.rag.llm is None
+        self.error = ""  # the model's failure when an extractive answer replaced it
         self.turn: Turn | None = None
         self._owner = conversations
         self._top_k = top_k
@@ -249,8 +250,10 @@ class ConversationAnswerStream:
             async for piece in inner:
                 if not self.sources:
                     self.sources = [TurnSource.from_ref(r) for r in inner.sources]
+                    self.extractive = bool(inner.extractive)  # also the model's fallback
                 yield piece
             self.sources = [TurnSource.from_ref(r) for r in inner.sources]
+            self.extractive, self.error = bool(inner.extractive), inner.error
             finished = True
         finally:
             await inner.aclose()

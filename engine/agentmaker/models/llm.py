@@ -21,6 +21,16 @@ class LLMClient(ABC):
 
     #: Human-readable model name, shown in the app.
     name: str = "llm"
+    #: The context window in tokens when the client knows it (a local model); None: unknown,
+    #: and the prompt is sent as built (a server reports an overflow itself).
+    context_window: int | None = None
+    #: Tokens kept free for the answer inside :attr:`context_window`.
+    answer_tokens: int = 512
+
+    def count_tokens(self, messages: Sequence[ChatMessage]) -> int | None:
+        """Tokens ``messages`` take as a prompt (the model's own tokenizer and chat
+        template), or None when this client cannot tell."""
+        return None
 
     @abstractmethod
     def stream(

@@ -446,7 +446,11 @@ class EngineBridge(QObject):
                     list(getattr(stream, "sources", []) or []),
                     bool(getattr(stream, "extractive", False)),
                 )
-            self.answerFinished.emit(False)
+            note = str(getattr(stream, "error", "") or "")
+            if note:  # the model failed: the quoted answer stays, the note says why
+                self.answerFailed.emit(note)
+            else:
+                self.answerFinished.emit(False)
         except asyncio.CancelledError:
             self.answerFinished.emit(True)
             raise
@@ -500,12 +504,18 @@ class EngineBridge(QObject):
         """Use this language model from the next question on."""
         if self._lib is None:
             return
+        previous = self._lib.rag.llm
+        if choice.kind == "local" and str(getattr(previous, "path", "")) == choice.model:
+            return  # the same model file: keep it loaded
         try:
             llm = self.make_llm(choice)
         except Exception as error:  # a bad URL or missing package is a message, not a crash
             self.notice.emit(str(error))
             llm = None
         self._lib.set_llm(llm)
+        release = getattr(previous, "release", None)  # a local model gives its memory back
+        if callable(release):
+            release()
 
     def apply_settings(self, settings: DeskSettings) -> None:
         """Language model and retrieval options (embedder changes go through reembed)."""

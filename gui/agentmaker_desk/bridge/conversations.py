@@ -259,6 +259,8 @@ class ConversationLinks(QObject):
                     self._explain(stream.query, stream.sources)
                     self.turnSources.emit(list(stream.sources), bool(stream.extractive))
                 self.turnPiece.emit(piece)
+            # The model failed and the passages were quoted instead: say why.
+            failure = str(getattr(stream, "error", "") or "") or None
         except asyncio.CancelledError:
             stopped = True
             raise

@@ -34,6 +34,12 @@ def make_llm(choice: ModelChoice, keys: ApiKeyStore) -> Any:
     """An LLM client for ``choice`` (None for "none"); the key comes from the keyring."""
     if choice.kind == "none" or not choice.model:
         return None
+    if choice.kind == "local":  # a GGUF file run by the built-in llama.cpp
+        from agentmaker.models.gguf import read_gguf
+        from agentmaker.models.llama_cpp import LlamaCppLLM
+
+        info = read_gguf(choice.model)
+        return LlamaCppLLM(choice.model, train_context=info.context_length, name=info.name)
     from agentmaker.models.openai_llm import OpenAICompatibleLLM
 
     base_url = choice.base_url or DEFAULT_URLS.get(choice.kind)

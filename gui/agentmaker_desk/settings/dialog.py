@@ -108,6 +108,7 @@ class SettingsDialog(QDialog):
         self.llm_kind.setObjectName("llmKind")
         for kind, label in (
             ("none", self.tr("None — extractive answers from your documents")),
+            ("local", self.tr("A model on this computer (a .gguf file)")),
             ("ollama", self.tr("Ollama (on this computer)")),
             ("lmstudio", self.tr("LM Studio (on this computer)")),
             ("openai", self.tr("OpenAI")),
@@ -304,7 +305,7 @@ class SettingsDialog(QDialog):
         return DeskSettings(
             llm=ModelChoice(
                 kind=kind,
-                base_url=self.llm_url.text().strip() if kind != "none" else "",
+                base_url=self.llm_url.text().strip() if kind not in ("none", "local") else "",
                 model=self.llm_model.currentText().strip() if kind != "none" else "",
             ),
             embedder=self._embedder_choice(),
@@ -363,9 +364,10 @@ class SettingsDialog(QDialog):
 
     def _llm_kind_changed(self, *_args: Any) -> None:
         kind = self.llm_kind.currentData()
-        uses_server = kind != "none"
-        for widget in (self.llm_url, self.llm_model, self.llm_key):
+        uses_server = kind not in ("none", "local")
+        for widget in (self.llm_url, self.llm_key):
             widget.setEnabled(uses_server)
+        self.llm_model.setEnabled(kind != "none")  # for "local": the model file's path
         if kind in DEFAULT_URLS and (
             not self.llm_url.text() or self.llm_url.text() in DEFAULT_URLS.values()
         ):

@@ -141,7 +141,9 @@ def test_stopping_keeps_what_was_written(library: Library) -> None:
 
     asyncio.run(stop_early())
     [turn] = convs.get(chat.conversation_id).turns
-    assert turn.stopped and turn.answer == "Hotels "
+    assert (
+        turn.stopped and turn.answer.rstrip() == "Hotels"
+    )  # a trailing space waits for the next piece
     assert llm.closed_streams == 1
 
 

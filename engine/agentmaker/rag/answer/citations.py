@@ -1,0 +1,102 @@
+"""What a model's answer cites: drop ``[n]`` that point nowhere; spot a non-answer.
+
+Small models invent citations (``[7]`` when five passages were given) and a link to a
+passage that does not exist would mislead. :class:`CitationFilter` removes such markers
+from a streamed answer as it arrives: it holds back a possibly unfinished ``[1`` at the
+end of a piece until the next piece shows what it is.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+# [1]  [1, 2]  [1,2,3]  — one bracket holding one or more numbers.
+_MARKER = re.compile(r"( ?)\[(\d{1,3}(?:\s*,\s*\d{1,3})*)\]")
+# An unfinished marker at the end of a piece: "[", "[1", "[1, ".
+_OPEN_TAIL = re.compile(r"\[[\d,\s]{0,12}$")
+
+# Phrases of an answer that says the documents do not hold the answer.
+_NON_ANSWER = (
+    "i don't know",
+    "i do not know",
+    "i don’t know",
+    "the documents do not say",
+    "the documents don't say",
+    "the passages do not",
+    "the passages don't",
+    "do not contain the answer",
+    "does not contain the answer",
+    "no information about",
+    "not mentioned in the",
+    "cannot answer",
+    "can't answer",
+    "我不知道",
+    "文档中没有",
+    "文件中没有",
+    "没有提到",
+    "未提及",
+    "无法回答",
+    "没有相关信息",
+)
+
+
+def clean_citations(text: str, valid: Iterable[int]) -> str:
+    """``text`` without the ``[n]`` markers whose numbers are not in ``valid``."""
+    allowed = set(valid)
+
+    def keep(match: re.Match[str]) -> str:
+        numbers = [int(n) for n in re.findall(r"\d+", match.group(2))]
+        good = [n for n in numbers if n in allowed]
+        if not good:
+            return ""
+        return match.group(1) + "[" + ", ".join(str(n) for n in good) + "]"
+
+    return _MARKER.sub(keep, text)
+
+
+def cited_numbers(text: str) -> list[int]:
+    """The passage numbers ``text`` cites, in order of first appearance."""
+    seen: list[int] = []
+    for match in _MARKER.finditer(text):
+        for n in re.findall(r"\d+", match.group(2)):
+            if int(n) not in seen:
+                seen.append(int(n))
+    return seen
+
+
+class CitationFilter:
+    """Streams an answer through :func:`clean_citations` piece by piece."""
+
+    def __init__(self, valid: Iterable[int]) -> None:
+        self.valid = set(valid)
+        self._held = ""
+
+    def feed(self, piece: str) -> str:
+        """The part of ``held + piece`` that can be shown now, cleaned."""
+        text = self._held + piece
+        tail = _OPEN_TAIL.search(text)
+        if tail is not None:
+            self._held, text = text[tail.start() :], text[: tail.start()]
+        else:
+            self._held = ""
+        # Trailing spaces wait for the next piece: if a dropped marker follows, the space
+        # before it goes with it ("and [9]." -> "and.").
+        stripped = text.rstrip(" ")
+        self._held = text[len(stripped) :] + self._held
+        return clean_citations(stripped, self.valid)
+
+    def flush(self) -> str:
+        """What is still held back once the answer has ended."""
+        text, self._held = self._held, ""
+        return clean_citations(text, self.valid)
+
+
+def is_non_answer(text: str) -> bool:
+    """Whether ``text`` says the documents do not answer the question ("I don't know",
+    "我不知道") instead of answering it."""
+    lowered = " ".join(text.lower().split())
+    if not lowered:
+        return True
+    head = lowered[:240]
+    return any(phrase in head for phrase in _NON_ANSWER)

@@ -1,0 +1,151 @@
+"""LlamaCppLLM on a real tiny model (SmolLM2-135M): load, stream, stop, budget, offline."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from agentmaker.errors import ContextTooLongError, ModelLoadError
+from agentmaker.models.llama_cpp import LlamaCppLLM
+from agentmaker.models.llm import ChatMessage
+
+QUESTION = [
+    ChatMessage("system", "You answer in one short sentence."),
+    ChatMessage("user", "What colour is the sky on a clear day?"),
+]
+STORY = [ChatMessage("user", "Write a very long story about a dog who travels the world.")]
+
+
+@pytest.fixture(scope="module")
+def llm(tiny_gguf: Path) -> Iterator[LlamaCppLLM]:
+    model = LlamaCppLLM(tiny_gguf, n_ctx=1024, answer_tokens=48, threads=2, idle_unload_s=None)
+    yield model
+    model.close()
+
+
+def _wait_until(condition, timeout: float = 60.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.05)
+    return condition()
+
+
+def test_loads_lazily_and_streams_pieces(llm: LlamaCppLLM) -> None:
+    async def run() -> list[str]:
+        return [piece async for piece in llm.stream(QUESTION, max_tokens=24)]
+
+    pieces = asyncio.run(run())
+    assert llm.loaded
+    assert len(pieces) > 1  # streamed, not one block
+    assert "".join(pieces).strip()
+
+
+def test_chat_template_comes_from_the_gguf(llm: LlamaCppLLM) -> None:
+    prompt = llm.prompt_text(QUESTION)
+    # SmolLM2's own ChatML template, read from the file's tokenizer.chat_template.
+    assert "<|im_start|>system\nYou answer in one short sentence.<|im_end|>" in prompt
+    assert prompt.rstrip().endswith("<|im_start|>assistant")
+    # Counted as sent: the template's own tokens (<|im_start|>, roles) are included.
+    bare = " ".join(m.content for m in QUESTION)
+    runtime = llm._worker.submit(llm._ensure).result()
+    bare_tokens = len(runtime.post("/tokenize", {"content": bare})["tokens"])
+    assert llm.count_tokens(QUESTION) >= bare_tokens + 6
+
+
+def test_deterministic_at_temperature_zero(llm: LlamaCppLLM) -> None:
+    first = asyncio.run(llm.complete(QUESTION, temperature=0, max_tokens=24))
+    second = asyncio.run(llm.complete(QUESTION, temperature=0, max_tokens=24))
+    assert first == second and first.strip()
+
+
+def test_stop_mid_answer_frees_the_worker(llm: LlamaCppLLM) -> None:
+    async def stop_after_two() -> list[str]:
+        stream = llm.stream(STORY, max_tokens=400)
+        got = []
+        async for piece in stream:
+            got.append(piece)
+            if len(got) == 2:
+                break
+        await stream.aclose()
+        return got
+
+    got = asyncio.run(stop_after_two())
+    assert len(got) == 2
+    # The worker returns (llama.cpp stopped at its next token instead of writing 400).
+    llm._worker.submit(lambda: None).result(timeout=120)
+    # And the model answers the next question normally.
+    again = asyncio.run(llm.complete(QUESTION, temperature=0, max_tokens=24))
+    assert again == asyncio.run(llm.complete(QUESTION, temperature=0, max_tokens=24))
+
+
+def test_a_prompt_longer_than_the_context_is_refused_not_truncated(tiny_gguf: Path) -> None:
+    small = LlamaCppLLM(tiny_gguf, n_ctx=256, answer_tokens=64, threads=2, idle_unload_s=None)
+    try:
+        long = [ChatMessage("user", "Tell me about cats. " * 60)]
+        assert small.count_tokens(long) > 256 - 64
+        with pytest.raises(ContextTooLongError, match="reads at most 256"):
+            asyncio.run(small.complete(long))
+    finally:
+        small.close()
+
+
+def test_unloads_after_idle_and_reloads_on_demand(tiny_gguf: Path) -> None:
+    model = LlamaCppLLM(tiny_gguf, n_ctx=512, threads=2, idle_unload_s=0.2)
+    try:
+        assert not model.loaded
+        model.load()
+        assert model.loaded
+        assert _wait_until(lambda: not model.loaded)
+        assert asyncio.run(model.complete(QUESTION, max_tokens=8)).strip()
+        model.unload()
+        assert not model.loaded
+    finally:
+        model.close()
+
+
+def test_a_missing_or_fake_model_file_is_a_typed_error(tmp_path: Path) -> None:
+    with pytest.raises(ModelLoadError, match="missing"):
+        asyncio.run(LlamaCppLLM(tmp_path / "gone.gguf").complete(QUESTION))
+    fake = tmp_path / "picture.gguf"
+    fake.write_bytes(b"\x89PNG\r\n\x1a\n" + b"\0" * 4096)
+    model = LlamaCppLLM(fake, threads=2)
+    try:
+        with pytest.raises(ModelLoadError, match=r"picture\.gguf"):
+            asyncio.run(model.complete(QUESTION))
+    finally:
+        model.close()
+
+
+def test_runs_with_networking_disabled(tiny_gguf: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Only the runtime's own loopback port may be used; any other address fails loudly."""
+    attempts: list[object] = []
+    real_connect = socket.socket.connect
+
+    def loopback_only(sock: socket.socket, address: object) -> None:
+        host = address[0] if isinstance(address, tuple) else address
+        if host not in ("127.0.0.1", "::1", "localhost"):
+            attempts.append(address)
+            raise OSError("network access is disabled in this test")
+        real_connect(sock, address)  # type: ignore[arg-type]
+
+    def no_lookup(host: object, *args: object, **kwargs: object) -> object:
+        if host not in ("127.0.0.1", "::1", "localhost"):
+            attempts.append(host)
+            raise OSError("name lookups are disabled in this test")
+        return real_getaddrinfo(host, *args, **kwargs)  # type: ignore[arg-type]
+
+    real_getaddrinfo = socket.getaddrinfo
+    monkeypatch.setattr(socket.socket, "connect", loopback_only)
+    monkeypatch.setattr(socket, "getaddrinfo", no_lookup)
+    model = LlamaCppLLM(tiny_gguf, n_ctx=512, threads=2, idle_unload_s=None)
+    try:
+        assert asyncio.run(model.complete(QUESTION, max_tokens=12)).strip()
+    finally:
+        model.close()
+    assert attempts == []

@@ -1,0 +1,42 @@
+"""Citations an answer may keep, streamed piece by piece; spotting a non-answer."""
+
+from __future__ import annotations
+
+from agentmaker.rag.answer.citations import (
+    CitationFilter,
+    cited_numbers,
+    clean_citations,
+    is_non_answer,
+)
+
+
+def test_markers_to_missing_passages_are_removed() -> None:
+    text = "Hotels cost 500 [2]. Meals are free [7]. Both [1, 9] apply [3][2]."
+    assert (
+        clean_citations(text, {1, 2, 3})
+        == "Hotels cost 500 [2]. Meals are free. Both [1] apply [3][2]."
+    )
+    assert cited_numbers(text) == [2, 7, 1, 9, 3]
+
+
+def test_a_marker_split_across_pieces_is_held_until_complete() -> None:
+    filt = CitationFilter({1, 2})
+    pieces = ["Trains are second class [", "1", "]. Taxis too [", "8] and ", "buses [2", "]."]
+    shown = [filt.feed(p) for p in pieces] + [filt.flush()]
+    assert "".join(shown) == "Trains are second class [1]. Taxis too and buses [2]."
+    assert "[" not in shown[0]  # the open bracket was held back, not shown half
+
+
+def test_an_unfinished_marker_at_the_end_is_flushed() -> None:
+    filt = CitationFilter({1})
+    assert filt.feed("See [1") == "See"
+    assert filt.flush() == " [1"
+
+
+def test_non_answers_in_english_and_chinese() -> None:
+    assert is_non_answer("I don't know.")
+    assert is_non_answer("I do not know; the passages do not say.")
+    assert is_non_answer("我不知道。")
+    assert is_non_answer("")
+    assert not is_non_answer("The daily meal allowance is 80 [1].")
+    assert not is_non_answer("每天的餐费补贴是 80 元 [1]。")

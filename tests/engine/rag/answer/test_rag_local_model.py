@@ -1,0 +1,94 @@
+"""Grounded answers from the real tiny llama.cpp model: budget, citations, fallback."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections.abc import AsyncIterator, Iterator, Sequence
+from pathlib import Path
+
+import pytest
+from agentmaker.errors import ModelError
+from agentmaker.library import Library
+from agentmaker.models.llama_cpp import LlamaCppLLM
+from agentmaker.models.llm import ChatMessage
+from agentmaker.testing import FakeEmbedder, ScriptedLLM
+
+# Long sections, so five passages do not fit a 512-token context with 128 for the answer.
+SECTIONS = "\n\n".join(
+    f"## Rule {i}\n"
+    + " ".join(f"Rule {i} clause {j}: travellers must keep receipt {i}-{j}." for j in range(12))
+    for i in range(1, 8)
+)
+POLICY = "# Travel Policy\n\n" + SECTIONS
+
+
+class RecordingLlamaCpp(LlamaCppLLM):
+    """The real model; remembers each prompt it was given."""
+
+    prompts: list[list[ChatMessage]]
+
+    def stream(
+        self,
+        messages: Sequence[ChatMessage],
+        *,
+        temperature: float | None = None,
+        max_tokens: int | None = None,
+    ) -> AsyncIterator[str]:
+        self.prompts.append(list(messages))
+        return super().stream(messages, temperature=temperature, max_tokens=max_tokens)
+
+
+@pytest.fixture(scope="module")
+def model(tiny_gguf: Path) -> Iterator[RecordingLlamaCpp]:
+    llm = RecordingLlamaCpp(tiny_gguf, n_ctx=512, answer_tokens=128, threads=2, idle_unload_s=None)
+    llm.prompts = []
+    yield llm
+    llm.close()
+
+
+@pytest.fixture
+def library(tmp_path: Path) -> Iterator[Library]:
+    lib = Library.open(tmp_path / "lib.sqlite", embedder=FakeEmbedder())
+    lib.pipeline.ingest_text(POLICY, source="policy.md", fmt="md")
+    yield lib
+    lib.close()
+
+
+def test_the_prompt_fits_and_numbers_match_the_sources(
+    library: Library, model: RecordingLlamaCpp
+) -> None:
+    library.set_llm(model)
+    result = asyncio.run(library.rag.ask("Which receipt must travellers keep for rule 3?", top_k=5))
+    prompt = model.prompts[-1]
+    # Never more than the context minus the answer, counted by the model's tokenizer.
+    assert model.count_tokens(prompt) <= 512 - 128
+    shown = [int(n) for n in re.findall(r"<<<PASSAGE (\d+)", prompt[-1].content)]
+    assert shown == [s.n for s in result.sources] == list(range(1, len(result.sources) + 1))
+    assert 1 <= len(result.sources) < 5  # some passages had to go
+    for src in result.sources:
+        assert src.content in prompt[-1].content  # the text the model saw, trimmed or whole
+    # Any citation left in the answer points to a passage the model was given.
+    assert {int(n) for n in re.findall(r"\[(\d+)\]", result.answer)} <= {1, 2, 3, 4, 5}
+    assert {int(n) for n in re.findall(r"\[(\d+)\]", result.answer)} <= {
+        s.n for s in result.sources
+    }
+    assert not result.extractive and result.answer.strip()
+
+
+def test_invented_citations_are_removed_and_non_answers_marked(library: Library) -> None:
+    library.set_llm(ScriptedLLM(["Keep receipt 3-1 [1] and [9]."]))
+    result = asyncio.run(library.rag.ask("receipt rule 3", top_k=2))
+    assert result.answer == "Keep receipt 3-1 [1] and."
+    assert not result.abstained
+    library.set_llm(ScriptedLLM(["I don't know."]))
+    result = asyncio.run(library.rag.ask("what is the colour of the moon", top_k=2))
+    assert result.abstained and result.sources  # shown with the passages looked at
+
+
+def test_a_failing_model_falls_back_to_the_extractive_answer(library: Library) -> None:
+    library.set_llm(ScriptedLLM([ModelError("the model server at 127.0.0.1:9 is down")]))
+    result = asyncio.run(library.rag.ask("receipt rule 3", top_k=2))
+    assert result.extractive and result.sources
+    assert "server at 127.0.0.1:9 is down" in result.error
+    assert "[1]" in result.answer  # the quoted passages, cited
