@@ -27,7 +27,7 @@ from agentmaker.conversations.records import (
 )
 from agentmaker.conversations.store import ConversationStore
 from agentmaker.errors import ConfigurationError, ConversationNotFoundError, StorageError
-from agentmaker.rag.answer.retriever import RagRetriever
+from agentmaker.rag.answer.retriever import RagRetriever, TextStream
 from agentmaker.retrieval.sqlite.db import SqliteDatabase
 from agentmaker.retrieval.types import Scope
 
@@ -187,11 +187,12 @@ class Conversations:
         return stream.turn
 
 
-class ConversationAnswerStream:
+class ConversationAnswerStream(TextStream):
     """An answer being produced in a conversation.
 
     After the first piece, ``query`` (what was searched), ``sources`` and ``extractive``
-    are set; once the answer ended (or ``aclose()`` stopped it), ``turn`` is the stored turn.
+    are set; once the answer ended (or ``aclose()`` stopped it), ``turn`` is the stored turn
+    (a stopped answer is stored with what it had written, marked as stopped).
     """
 
     def __init__(
@@ -215,18 +216,6 @@ class ConversationAnswerStream:
         self._top_k = top_k
         self._replace = replace
         self._gen = self._produce()
-
-    def __aiter__(self) -> ConversationAnswerStream:
-        return self
-
-    async def __anext__(self) -> str:
-        piece = await self._gen.__anext__()
-        self.answer += piece
-        return piece
-
-    async def aclose(self) -> None:
-        """Stop the answer; what was written so far is stored, marked as stopped."""
-        await self._gen.aclose()
 
     async def _produce(self) -> AsyncGenerator[str, None]:
         owner = self._owner

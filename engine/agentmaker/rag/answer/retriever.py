@@ -268,7 +268,27 @@ class RagRetriever:
         )
 
 
-class AnswerStream:
+class TextStream:
+    """Text produced piece by piece: async-iterate it; ``answer`` holds what came so far,
+    ``aclose()`` stops it. Subclasses set ``self._gen`` to their producing generator."""
+
+    answer: str
+    _gen: AsyncGenerator[str, None]
+
+    def __aiter__(self) -> TextStream:
+        return self
+
+    async def __anext__(self) -> str:
+        piece = await self._gen.__anext__()
+        self.answer += piece
+        return piece
+
+    async def aclose(self) -> None:
+        """Stop producing (the model's stream is closed; what was written stays)."""
+        await self._gen.aclose()
+
+
+class AnswerStream(TextStream):
     """An answer being produced: async-iterate it for text pieces; ``aclose()`` stops it."""
 
     def __init__(
@@ -294,18 +314,6 @@ class AnswerStream:
         self._top_k = top_k
         self._filters = filters
         self._gen = self._produce()
-
-    def __aiter__(self) -> AnswerStream:
-        return self
-
-    async def __anext__(self) -> str:
-        piece = await self._gen.__anext__()
-        self.answer += piece
-        return piece
-
-    async def aclose(self) -> None:
-        """Stop producing (closes the model's HTTP stream)."""
-        await self._gen.aclose()
 
     async def _produce(self) -> AsyncGenerator[str, None]:
         rag = self._rag
