@@ -14,6 +14,7 @@ import contextlib
 import logging
 import os
 import threading
+import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -120,6 +121,10 @@ def _open_error(path: str, exc: sqlite3.Error, *, new: bool) -> StorageError:
     )
 
 
+#: How long opening waits for another app that is creating the same library.
+WAL_SWITCH_SECONDS = 30.0
+
+
 class SqliteDatabase:
     """A library file (or an in-memory database) shared by the stores built on it."""
 
@@ -160,9 +165,26 @@ class SqliteDatabase:
             _remove_empty(created)
             raise
 
+    def _enable_wal(self) -> str:
+        """Switch the file to WAL (it stays so). Two apps creating one library at once
+        can make the switch fail with "locked" at once (SQLite does not wait there for
+        the other connection's lock), so it is retried for as long as the busy timeout."""
+        deadline = time.monotonic() + WAL_SWITCH_SECONDS
+        while True:
+            try:
+                mode = str(self._conn.execute("PRAGMA journal_mode").fetchone()[0])
+                if mode.lower() != "wal":
+                    mode = str(self._conn.execute("PRAGMA journal_mode = WAL").fetchone()[0])
+                return mode
+            except sqlite3.OperationalError as exc:
+                busy = "locked" in str(exc).lower() or "busy" in str(exc).lower()
+                if not busy or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.05)
+
     def _set_up(self) -> None:
         if not self.in_memory:
-            mode = self._conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+            mode = self._enable_wal()
             if str(mode).lower() != "wal":
                 log.warning("WAL mode unavailable for %s (got %s)", self.path, mode)
             self._conn.execute("PRAGMA synchronous = NORMAL")

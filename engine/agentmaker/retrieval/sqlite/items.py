@@ -73,8 +73,10 @@ class ItemTable:
         self._ensure_metadata_columns()
 
     def _ensure_metadata_columns(self) -> None:
-        existing = {row[1] for row in self.db.query(f"PRAGMA table_info({self.table})")}
+        # Read the columns inside the write transaction: another app opening the same new
+        # library adds them at the same moment, and only one of the two may.
         with self.db.transaction():
+            existing = {row[1] for row in self.db.query(f"PRAGMA table_info({self.table})")}
             for field in self.metadata_columns:
                 column = f"m_{field}"
                 if column in existing:
