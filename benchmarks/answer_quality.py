@@ -204,7 +204,10 @@ async def run(model: Path, *, limit: int, threads: int, top_k: int, n_ctx: int) 
             finally:
                 library.close()
             zh_rows, docs = _zh_rows(min(limit, 10))
-            zh_lib = Library.open(Path(folder) / "zh.sqlite", embedder=embedder)
+            # Library.close closed the first embedder; Chinese gets the product's default for
+            # new libraries, the multilingual one.
+            zh_embedder = CachedEmbedder(local_embedder(model="multilingual-e5-small"))
+            zh_lib = Library.open(Path(folder) / "zh.sqlite", embedder=zh_embedder)
             try:
                 for doc in docs:
                     zh_lib.pipeline.ingest_text(doc["text"], source=f"{doc['id']}.txt")
@@ -213,7 +216,6 @@ async def run(model: Path, *, limit: int, threads: int, top_k: int, n_ctx: int) 
                 zh_lib.close()
     finally:
         llm.close()
-        embedder.close()
     return results
 
 
