@@ -7,7 +7,6 @@ cached file is derived again (the same bytes, so the same fingerprint).
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import logging
 from dataclasses import dataclass
@@ -16,7 +15,7 @@ from pathlib import Path
 from agentmaker.errors import ModelError
 from agentmaker.models.e5_graph import DERIVED_NAMES, DERIVED_SHA256, MatMul, build_e5_model
 from agentmaker.models.e5_weights import load_source_bytes, parse
-from agentmaker.models.local_model import is_intact, write_atomically
+from agentmaker.models.local_model import is_intact, save_derived
 
 log = logging.getLogger(__name__)
 
@@ -54,19 +53,6 @@ def derived_e5(cache_dir: Path, matmul: MatMul = "int8") -> DerivedE5:
             f"The multilingual embedding model derived from {where} has sha256 "
             f"{digest[:12]}…, expected {sha256[:12]}…. Reinstall the app."
         )
-    try:
-        write_atomically(target, derived)
-    except OSError as error:
-        log.warning(
-            "The multilingual embedding model could not be saved in %s (%s); it is kept in "
-            "memory and derived again next time.",
-            target.parent,
-            error,
-        )
+    if not save_derived(target, derived, what="multilingual embedding model", prefix=name):
         return DerivedE5(name, sha256, data=derived)
-    log.info("Derived the multilingual embedding model into %s.", target)
-    for stale in target.parent.glob(f"{name}-*.onnx"):
-        if stale != target:  # left by an earlier version of the derivation
-            with contextlib.suppress(OSError):
-                stale.unlink()
     return DerivedE5(name, sha256, path=target)

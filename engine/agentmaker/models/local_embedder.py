@@ -41,7 +41,6 @@ Texts longer than the model's 256-token window are handled by ``long_text``:
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import dataclasses
 import hashlib
 import logging
@@ -62,8 +61,8 @@ from agentmaker.models.local_model import (
     default_cache_dir,
     int8_session_config,
     is_intact,
+    save_derived,
     verify_weights,
-    write_atomically,
 )
 from agentmaker.models.onnx_quantize import (
     DERIVED_NAME,
@@ -309,21 +308,8 @@ class LocalEmbedder(Embedder):
             raise _NotDerived(
                 f"the derived file's sha256 is {digest[:12]}…, expected {DERIVED_SHA256[:12]}…"
             )
-        try:
-            write_atomically(target, derived)
-        except OSError as error:
-            log.warning(
-                "The int8 embedding model could not be saved in %s (%s); it is kept in "
-                "memory and derived again next time.",
-                target.parent,
-                error,
-            )
+        if not save_derived(target, derived, what="int8 embedding model", prefix=DERIVED_NAME):
             return _Model(DERIVED_NAME, DERIVED_SHA256, data=derived)
-        log.info("Derived the int8 embedding model into %s.", target)
-        for stale in target.parent.glob(f"{DERIVED_NAME}-*.onnx"):
-            if stale != target:  # left by an earlier version of the derivation
-                with contextlib.suppress(OSError):
-                    stale.unlink()
         return _Model(DERIVED_NAME, DERIVED_SHA256, path=target)
 
     def _model_source(self) -> str | bytes:

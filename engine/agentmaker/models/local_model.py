@@ -6,6 +6,7 @@ Used by :class:`agentmaker.models.local_embedder.LocalEmbedder`.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import logging
 import os
@@ -82,6 +83,29 @@ def default_cache_dir() -> Path:
     from platformdirs import user_cache_dir
 
     return Path(user_cache_dir("agentmaker Desk", "agentmaker")) / "models"
+
+
+def save_derived(target: Path, data: bytes, *, what: str, prefix: str) -> bool:
+    """Keep a derived model in the user cache (atomically); False when it cannot be saved
+    (it is then used from memory and derived again next time). Files of earlier versions
+    of the derivation (``prefix-*.onnx`` beside it) are removed."""
+    try:
+        write_atomically(target, data)
+    except OSError as error:
+        log.warning(
+            "The %s could not be saved in %s (%s); it is kept in memory and derived again "
+            "next time.",
+            what,
+            target.parent,
+            error,
+        )
+        return False
+    log.info("Derived the %s into %s.", what, target)
+    for stale in target.parent.glob(f"{prefix}-*.onnx"):
+        if stale != target:
+            with contextlib.suppress(OSError):
+                stale.unlink()
+    return True
 
 
 def write_atomically(target: Path, data: bytes) -> None:
