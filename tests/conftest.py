@@ -12,6 +12,8 @@ os.environ.setdefault("QT_API", "pyside6")
 
 from tests.paths import CORPUS, SHARED
 
+pytest_plugins = ["tests.pg_server"]
+
 
 @pytest.fixture(scope="session")
 def corpus_dir() -> Path:
