@@ -1,12 +1,15 @@
 """The event loop while the built-in model writes: longest stall, and how fast Stop stops.
 
 A Qt event loop (qasync, offscreen) runs a 10 ms heartbeat QTimer while
-:class:`LlamaCppLLM` (its worker thread: llama.cpp computes with the GIL released, and
-each token crosses to the loop with ``call_soon_threadsafe``) streams answers. Reported:
+:class:`LlamaCppLLM` streams answers, with llama.cpp in a child process (the default;
+tokens arrive over its loopback port) or in a worker thread of this process
+(``--isolation thread``: llama.cpp computes with the GIL released). Each token crosses
+to the loop with ``call_soon_threadsafe``. Reported:
 the longest gap between beats minus the period (target < 100 ms), and the time from
 closing the stream mid-answer to the stream having returned (target < 200 ms).
 
     python -m benchmarks.llm_latency --model PATH.gguf [--threads 2] [--repeat 3]
+        [--isolation process|thread]
 """
 
 from __future__ import annotations
@@ -29,11 +32,18 @@ from PySide6.QtWidgets import QApplication
 OUT = Path(__file__).resolve().parent / "out"
 
 
-async def _measure(model: Path, threads: int, repeat: int) -> dict:
+async def _measure(model: Path, threads: int, repeat: int, isolation: str) -> dict:
     from agentmaker.models.llama_cpp import LlamaCppLLM
     from agentmaker.models.llm import ChatMessage
 
-    llm = LlamaCppLLM(model, n_ctx=2048, answer_tokens=160, threads=threads, idle_unload_s=None)
+    llm = LlamaCppLLM(
+        model,
+        n_ctx=2048,
+        answer_tokens=160,
+        threads=threads,
+        idle_unload_s=None,
+        isolation=isolation,  # type: ignore[arg-type]
+    )
     prompt = [ChatMessage("user", "Write a long story about a lighthouse keeper. " * 8)]
     beats: list[float] = []
     timer = QTimer()
@@ -68,6 +78,7 @@ async def _measure(model: Path, threads: int, repeat: int) -> dict:
     gaps = [b - a for a, b in itertools.pairwise(beats)]
     return {
         "model": model.name,
+        "isolation": isolation,
         "threads": threads,
         "tokens_streamed": tokens,
         "beats": len(beats),
@@ -85,16 +96,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--model", type=Path, required=True)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--isolation", choices=("process", "thread"), default="process")
     args = parser.parse_args(argv)
     app = QApplication.instance() or QApplication([])
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
     try:
-        result = loop.run_until_complete(_measure(args.model, args.threads, args.repeat))
+        result = loop.run_until_complete(_measure(args.model, args.threads, args.repeat, args.isolation))
     finally:
         loop.close()
     OUT.mkdir(parents=True, exist_ok=True)
-    (OUT / "llm_latency.json").write_text(json.dumps(result, indent=1))
+    (OUT / f"llm_latency_{args.isolation}.json").write_text(json.dumps(result, indent=1))
     print(json.dumps(result, indent=1))
     return 0
 

@@ -1,9 +1,12 @@
 """A language model on this computer: a GGUF file run by llama.cpp (``xllamacpp``).
 
-No server to install: llama.cpp runs inside the app. The model is loaded lazily, once,
-on one worker thread that also runs every generation (llama.cpp releases the GIL while
-it computes, so the window's event loop keeps running; see benchmarks/REPORT.md), and is
-unloaded after ``idle_unload_s`` seconds without use, or on :meth:`LlamaCppLLM.unload`.
+No server to install: llama.cpp comes with the app. The model is loaded lazily, once, by
+one worker thread that also runs every generation, and is unloaded after
+``idle_unload_s`` seconds without use, or on :meth:`LlamaCppLLM.unload`. With
+``isolation="process"`` (the default) llama.cpp runs in a child process, so a crash or
+an out-of-memory kill becomes a :class:`ModelRuntimeError` and the next question loads
+the model again; ``"thread"`` keeps it in this process (llama.cpp releases the GIL while
+it computes; see benchmarks/REPORT.md for the event-loop stalls of both).
 
 The chat template is the model's own (``tokenizer.chat_template`` in the GGUF), applied by
 llama.cpp. Prompt lengths are counted with the model's own tokenizer through the runtime's
@@ -20,30 +23,23 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
-import json
 import logging
-import secrets
 import threading
-import urllib.request
 from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
-from agentmaker.errors import (
-    ContextTooLongError,
-    ModelLoadError,
-    ModelRuntimeError,
-    ModelUnavailableError,
-)
+from agentmaker.errors import ContextTooLongError, ModelLoadError, ModelRuntimeError
+from agentmaker.models.llama_cpp_runtime import ChildRuntime, InProcessRuntime
 from agentmaker.models.llm import ChatMessage, LLMClient
+
+Isolation = Literal["process", "thread"]
 
 log = logging.getLogger(__name__)
 
 #: Context used when the caller does not choose one: enough for 5 passages, a question
 #: and an answer, while the KV cache stays small on a laptop.
 DEFAULT_CONTEXT = 4096
-#: Prompt tokens evaluated per llama.cpp batch: a stop request waits for at most one.
-PROMPT_BATCH = 64
 _END = object()
 
 
@@ -68,51 +64,6 @@ def runtime_available() -> bool:
     return True
 
 
-class _Runtime:
-    """One loaded model: the xllamacpp server object and its loopback address."""
-
-    def __init__(self, path: Path, n_ctx: int, threads: int) -> None:
-        try:
-            import xllamacpp
-        except ImportError as exc:
-            raise ModelUnavailableError(
-                "The built-in language model needs the xllamacpp package, which is not "
-                "installed for this computer. Use a model server (Ollama, LM Studio) in "
-                "Settings instead; answers quote the documents until then."
-            ) from exc
-        params = xllamacpp.CommonParams()
-        params.model.path = str(path)
-        params.n_ctx = n_ctx
-        params.n_parallel = 1
-        params.n_batch = PROMPT_BATCH
-        params.n_ubatch = PROMPT_BATCH
-        params.cpuparams.n_threads = threads
-        params.cpuparams_batch.n_threads = threads
-        params.verbosity = -1
-        params.warmup = False
-        self.key = secrets.token_urlsafe(24)
-        params.api_keys = [self.key]
-        try:
-            self.server = xllamacpp.Server(params)
-        except Exception as exc:  # llama.cpp reports every load failure the same way
-            raise ModelLoadError(
-                f"Could not load the model {path.name}: the file may be damaged, or this "
-                f"computer may not have enough free memory for it ({exc}). Close other "
-                "programs or choose a smaller model in Settings."
-            ) from exc
-        self.address = str(self.server.listening_address)
-
-    def post(self, route: str, body: dict[str, Any]) -> dict[str, Any]:
-        request = urllib.request.Request(
-            self.address + route,
-            data=json.dumps(body).encode("utf-8"),
-            headers={"Content-Type": "application/json", "Authorization": f"Bearer {self.key}"},
-        )
-        with urllib.request.urlopen(request, timeout=60) as response:
-            result: dict[str, Any] = json.loads(response.read())
-        return result
-
-
 class LlamaCppLLM(LLMClient):
     """A GGUF chat model run in-process by llama.cpp; implements :class:`LLMClient`.
 
@@ -120,6 +71,8 @@ class LlamaCppLLM(LLMClient):
     model was trained for when ``train_context`` is given); ``answer_tokens``: the room
     kept for the answer; ``threads``: CPU threads (default: the physical cores).
     ``on_progress(processed, total)`` is called from the worker while the prompt is read.
+    ``isolation``: ``"process"`` runs llama.cpp in a child process (a crash costs the
+    answer, not the app), ``"thread"`` in this one.
     """
 
     def __init__(
@@ -135,8 +88,10 @@ class LlamaCppLLM(LLMClient):
         idle_unload_s: float | None = 600.0,
         name: str | None = None,
         on_progress: Callable[[int, int], None] | None = None,
+        isolation: Isolation = "process",
     ) -> None:
         self.path = Path(model_path)
+        self.isolation: Isolation = isolation
         n_ctx = n_ctx or DEFAULT_CONTEXT
         if train_context:
             n_ctx = min(n_ctx, train_context)
@@ -148,7 +103,7 @@ class LlamaCppLLM(LLMClient):
         self.idle_unload_s = idle_unload_s
         self.name = name or self.path.stem
         self.on_progress = on_progress
-        self._runtime: _Runtime | None = None
+        self._runtime: ChildRuntime | InProcessRuntime | None = None
         #: llama.cpp's figures for the last answer (prompt_n, prompt_per_second,
         #: predicted_n, predicted_per_second, ...), for benchmarks and diagnostics.
         self.last_timings: dict[str, Any] = {}
@@ -165,11 +120,15 @@ class LlamaCppLLM(LLMClient):
         """Whether the model is in memory now."""
         return self._runtime is not None
 
-    def _ensure(self) -> _Runtime:
+    def _ensure(self) -> ChildRuntime | InProcessRuntime:
         with self._lock:
             if self._timer is not None:
                 self._timer.cancel()
                 self._timer = None
+            if isinstance(self._runtime, ChildRuntime) and not self._runtime.alive:
+                log.warning("the model process had ended; loading %s again", self.path.name)
+                self._runtime.close()
+                self._runtime = None
             if self._runtime is None:
                 if not self.path.is_file():
                     raise ModelLoadError(
@@ -177,7 +136,8 @@ class LlamaCppLLM(LLMClient):
                         "again in Settings."
                     )
                 window = self.context_window or DEFAULT_CONTEXT
-                self._runtime = _Runtime(self.path, window, self.threads)
+                runtime = ChildRuntime if self.isolation == "process" else InProcessRuntime
+                self._runtime = runtime(self.path, window, self.threads)
             return self._runtime
 
     def _idle(self) -> None:
@@ -199,7 +159,8 @@ class LlamaCppLLM(LLMClient):
     def _drop(self) -> None:
         with self._lock:
             runtime, self._runtime = self._runtime, None
-        del runtime  # the xllamacpp Server frees the model in its destructor
+        if runtime is not None:
+            runtime.close()
 
     def load(self) -> None:
         """Load the model now (otherwise the first question loads it)."""
@@ -293,7 +254,12 @@ class LlamaCppLLM(LLMClient):
                 "return_progress": self.on_progress is not None,
                 "cache_prompt": True,
             }
-            runtime.server.handle_chat_completions(request, on_chunk)
+            try:
+                runtime.chat(request, on_chunk)
+            except ModelRuntimeError:
+                if isinstance(runtime, ChildRuntime) and not runtime.alive:
+                    self._drop()  # the next question starts a fresh process
+                raise
             if errors:
                 raise _runtime_error(errors[0], self.name)
         except BaseException as exc:

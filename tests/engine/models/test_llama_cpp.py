@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import asyncio
+import os
+import signal
 import socket
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from agentmaker.errors import ContextTooLongError, ModelLoadError
+from agentmaker.errors import ContextTooLongError, ModelLoadError, ModelRuntimeError
 from agentmaker.models.llama_cpp import LlamaCppLLM
+from agentmaker.models.llama_cpp_runtime import ChildRuntime
 from agentmaker.models.llm import ChatMessage
 
 QUESTION = [
@@ -20,9 +23,17 @@ QUESTION = [
 STORY = [ChatMessage("user", "Write a very long story about a dog who travels the world.")]
 
 
-@pytest.fixture(scope="module")
-def llm(tiny_gguf: Path) -> Iterator[LlamaCppLLM]:
-    model = LlamaCppLLM(tiny_gguf, n_ctx=1024, answer_tokens=48, threads=2, idle_unload_s=None)
+@pytest.fixture(scope="module", params=["process", "thread"])
+def llm(tiny_gguf: Path, request: pytest.FixtureRequest) -> Iterator[LlamaCppLLM]:
+    """The same model run both ways: in a child process (the default) and a thread."""
+    model = LlamaCppLLM(
+        tiny_gguf,
+        n_ctx=1024,
+        answer_tokens=48,
+        threads=2,
+        idle_unload_s=None,
+        isolation=request.param,
+    )
     yield model
     model.close()
 
@@ -82,6 +93,49 @@ def test_stop_mid_answer_frees_the_worker(llm: LlamaCppLLM) -> None:
     # And the model answers the next question normally.
     again = asyncio.run(llm.complete(QUESTION, temperature=0, max_tokens=24))
     assert again == asyncio.run(llm.complete(QUESTION, temperature=0, max_tokens=24))
+
+
+def test_a_crash_of_the_model_process_is_a_typed_error_and_the_next_answer_works(
+    tiny_gguf: Path,
+) -> None:
+    killed: list[int] = []
+
+    def kill_while_reading(processed: int, total: int) -> None:
+        # Called from the worker as llama.cpp reports reading the prompt: the answer has
+        # not been written yet, so the process dies mid-request (as when memory runs out).
+        runtime = model._runtime
+        if not killed and isinstance(runtime, ChildRuntime) and runtime.process.pid:
+            killed.append(runtime.process.pid)
+            os.kill(runtime.process.pid, signal.SIGKILL)
+
+    model = LlamaCppLLM(
+        tiny_gguf, n_ctx=1024, threads=2, idle_unload_s=None, on_progress=kill_while_reading
+    )
+    try:
+        model.load()
+        runtime = model._runtime
+        assert isinstance(runtime, ChildRuntime)
+        assert runtime.process.pid != os.getpid()  # llama.cpp is not in this process
+        long_question = [ChatMessage("user", "Tell me about dogs and cats. " * 40)]
+        with pytest.raises(ModelRuntimeError, match=r"stopped by the system \(signal 9"):
+            asyncio.run(model.complete(long_question, max_tokens=64))
+        assert killed == [runtime.process.pid]
+        # The app survived; the next question starts a fresh model process.
+        model.on_progress = None
+        assert asyncio.run(model.complete(QUESTION, max_tokens=12)).strip()
+        assert isinstance(model._runtime, ChildRuntime) and model._runtime is not runtime
+    finally:
+        model.close()
+
+
+def test_the_model_process_ends_with_the_model(tiny_gguf: Path) -> None:
+    model = LlamaCppLLM(tiny_gguf, n_ctx=512, threads=2, idle_unload_s=None)
+    model.load()
+    runtime = model._runtime
+    assert isinstance(runtime, ChildRuntime) and runtime.alive
+    model.unload()  # gives the memory back: the process is gone, not only the model
+    assert not runtime.alive and runtime.process.exitcode == 0
+    model.close()
 
 
 def test_a_prompt_longer_than_the_context_is_refused_not_truncated(tiny_gguf: Path) -> None:

@@ -54,6 +54,18 @@ def split_sentences(text: str) -> list[str]:
     return [part for part in _SENTENCE_END.split(text) if part and part.strip()]
 
 
+def sentence_prefixes(text: str) -> list[str]:
+    """``text`` up to the end of its 1st, 2nd, … sentence, as written: the line breaks
+    stay, so a heading stays a line of its own (an extractive answer skips headings)."""
+    ends = [m.start() for m in _SENTENCE_END.finditer(text)] + [len(text)]
+    prefixes: list[str] = []
+    for end in ends:
+        prefix = text[:end].rstrip()
+        if prefix.strip() and (not prefixes or len(prefix) > len(prefixes[-1])):
+            prefixes.append(prefix)
+    return prefixes
+
+
 def default_renderer(question: str, system_prompt: str | None = None) -> Renderer:
     """The standard grounded prompt, with the history placed before the question.
 
@@ -139,12 +151,12 @@ def _trim(
 ) -> tuple[list[SourceRef], int] | None:
     """``ref`` cut to the most leading whole sentences that fit (binary search), or None
     when not even its first sentence fits."""
-    sentences = split_sentences(ref.content)
+    prefixes = sentence_prefixes(ref.content)
     best: tuple[list[SourceRef], int] | None = None
-    low, high = 1, len(sentences) - 1  # all sentences did not fit
+    low, high = 1, len(prefixes) - 1  # all sentences did not fit
     while low <= high:
         mid = (low + high) // 2
-        text = " ".join(s.strip() for s in sentences[:mid])
+        text = prefixes[mid - 1].strip()
         part = dataclasses.replace(ref, content=text, metadata={**ref.metadata, "trimmed": True})
         candidate = _numbered([*kept, part])
         used = count(render(candidate, history))

@@ -26,6 +26,12 @@ NO_HITS_ANSWER = (
     "I found nothing about this in your documents. Try other words, or add the documents "
     "that cover it."
 )
+#: An extractive answer when the passages found hold no whole sentence to quote
+#: (headings, tables, link lists): the passages are still listed below it.
+NO_SENTENCE_ANSWER = (
+    "The passages below were found for this question, but none has a sentence to quote "
+    "as an answer; open them to read more."
+)
 
 
 @dataclass

@@ -13,7 +13,12 @@ from agentmaker.rag.answer.budget import fit_messages
 from agentmaker.rag.answer.citations import CitationFilter, is_non_answer
 from agentmaker.rag.answer.expanders import ChunkExpander
 from agentmaker.rag.answer.extractive import extractive_answer
-from agentmaker.rag.answer.prompting import NO_HITS_ANSWER, AskResult, SourceRef
+from agentmaker.rag.answer.prompting import (
+    NO_HITS_ANSWER,
+    NO_SENTENCE_ANSWER,
+    AskResult,
+    SourceRef,
+)
 from agentmaker.rag.answer.query_transformers import QueryTransformer
 from agentmaker.rag.chunking.located import focus_row
 from agentmaker.rag.source_store import SourceStore
@@ -323,8 +328,7 @@ class AnswerStream(TextStream):
             yield NO_HITS_ANSWER
             return
         if rag.llm is None:
-            result = extractive_answer(self.query, [s.content for s in self.sources])
-            yield result.text
+            yield self._quote()
             return
         llm = rag.llm
         try:
@@ -364,5 +368,9 @@ class AnswerStream(TextStream):
         """The model failed before writing anything: quote the passages instead."""
         self.extractive = True
         self.error = str(exc)
-        result = extractive_answer(self.question, [s.content for s in self.sources])
-        yield result.text
+        yield self._quote()
+
+    def _quote(self) -> str:
+        """The extractive answer: sentences of the passages, never an empty pane."""
+        result = extractive_answer(self.query, [s.content for s in self.sources])
+        return result.text or NO_SENTENCE_ANSWER

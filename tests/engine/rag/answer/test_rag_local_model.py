@@ -92,3 +92,40 @@ def test_a_failing_model_falls_back_to_the_extractive_answer(library: Library) -
     assert result.extractive and result.sources
     assert "server at 127.0.0.1:9 is down" in result.error
     assert "[1]" in result.answer  # the quoted passages, cited
+
+
+def test_a_crash_of_the_model_process_falls_back_and_the_library_survives(
+    library: Library, tiny_gguf: Path
+) -> None:
+    """An out-of-memory kill of llama.cpp mid-answer: quotes + the error, and the next
+    question is answered by the model again (a fresh process)."""
+    import os
+    import signal
+
+    from agentmaker.models.llama_cpp_runtime import ChildRuntime
+
+    def kill_while_reading(processed: int, total: int) -> None:
+        runtime = llm._runtime
+        if llm.on_progress is not None and isinstance(runtime, ChildRuntime):
+            llm.on_progress = None
+            os.kill(runtime.process.pid or 0, signal.SIGKILL)
+
+    llm = LlamaCppLLM(
+        tiny_gguf,
+        n_ctx=512,
+        answer_tokens=96,
+        threads=2,
+        idle_unload_s=None,
+        on_progress=kill_while_reading,
+    )
+    try:
+        library.set_llm(llm)
+        result = asyncio.run(library.rag.ask("Which receipt must travellers keep for rule 3?"))
+        assert result.extractive and result.sources
+        assert "stopped by the system" in result.error
+        assert "3-" in result.answer  # the quoted clause about rule 3's receipts
+        again = asyncio.run(library.rag.ask("Which receipt must travellers keep for rule 3?"))
+        assert not again.extractive and again.answer.strip() and not again.error
+        assert library.source_store.list_documents()  # the library is intact
+    finally:
+        llm.close()
