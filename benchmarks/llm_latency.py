@@ -102,7 +102,9 @@ def main(argv: list[str] | None = None) -> int:
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
     try:
-        result = loop.run_until_complete(_measure(args.model, args.threads, args.repeat, args.isolation))
+        result = loop.run_until_complete(
+            _measure(args.model, args.threads, args.repeat, args.isolation)
+        )
     finally:
         loop.close()
     OUT.mkdir(parents=True, exist_ok=True)
