@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 )
 
 from agentmaker_desk.bridge.bridge import EngineBridge
+from agentmaker_desk.bridge.model_downloads import ModelDownloads
 from agentmaker_desk.chat.ask_box import AskBar, local_paths
 from agentmaker_desk.chat.conversation_list import ConversationList
 from agentmaker_desk.chat.model_offer import add_model_offer
@@ -124,6 +125,9 @@ class MainWindow(WindowChat, QMainWindow):
         layout = QVBoxLayout(central)
         layout.setContentsMargins(8, 8, 8, 8)
         layout.addWidget(self.link_offer)
+        #: Models on this computer and the one download in progress (the first-run offer
+        #: and Settings both follow it, so a download survives closing the dialog).
+        self.model_downloads = ModelDownloads(parent=self)
         self.model_offer = add_model_offer(self, layout)  # first run only: a local model
         self.outer_splitter = QSplitter(Qt.Orientation.Vertical, central)
         self.outer_splitter.addWidget(self.stack)
@@ -451,6 +455,7 @@ class MainWindow(WindowChat, QMainWindow):
             passage_count=passages,
             links=self.bridge.folders,
             ocr=self.bridge.ocr,
+            downloads=self.model_downloads,
             parent=self,
         )
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)  # drops its signal links

@@ -1431,6 +1431,16 @@ old-*.pdf</translation>
         <source>A model on this computer (a .gguf file)</source>
         <translation>本机上的模型（.gguf 文件）</translation>
     </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/settings/dialog.py"/>
+        <source>On this computer</source>
+        <translation>本机上</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/settings/dialog.py"/>
+        <source>The model runs on this computer: nothing is sent anywhere.</source>
+        <translation>模型在本机上运行：不会向任何地方发送数据。</translation>
+    </message>
 </context>
 <context>
     <name>SourceView</name>
@@ -1652,16 +1662,6 @@ old-*.pdf</translation>
     </message>
     <message>
         <location filename="../../gui/agentmaker_desk/chat/model_offer.py"/>
-        <source>Cancel</source>
-        <translation>取消</translation>
-    </message>
-    <message>
-        <location filename="../../gui/agentmaker_desk/chat/model_offer.py"/>
-        <source>Starting the download…</source>
-        <translation>正在开始下载…</translation>
-    </message>
-    <message>
-        <location filename="../../gui/agentmaker_desk/chat/model_offer.py"/>
         <source>Choose a model file</source>
         <translation>选择模型文件</translation>
     </message>
@@ -1670,25 +1670,126 @@ old-*.pdf</translation>
         <source>GGUF model files (*.gguf)</source>
         <translation>GGUF 模型文件 (*.gguf)</translation>
     </message>
+</context>
+<context>
+    <name>DownloadProgress</name>
     <message>
-        <location filename="../../gui/agentmaker_desk/chat/model_offer.py"/>
+        <location filename="../../gui/agentmaker_desk/widgets/download_progress.py"/>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/widgets/download_progress.py"/>
+        <source>Cancel the download</source>
+        <translation>取消下载</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/widgets/download_progress.py"/>
+        <source>Starting the download…</source>
+        <translation>正在开始下载…</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/widgets/download_progress.py"/>
         <source>, {minutes} min left</source>
         <translation>，剩余 {minutes} 分钟</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/chat/model_offer.py"/>
+        <location filename="../../gui/agentmaker_desk/widgets/download_progress.py"/>
         <source>{done:.2f} of {total:.2f} GB at {speed:.1f} MB/s</source>
         <translation>已下载 {done:.2f} / {total:.2f} GB，速度 {speed:.1f} MB/s</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/chat/model_offer.py"/>
+        <location filename="../../gui/agentmaker_desk/widgets/download_progress.py"/>
         <source>The model is ready. Answers are now written by it.</source>
         <translation>模型已就绪，现在由它撰写回答。</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/chat/model_offer.py"/>
+        <location filename="../../gui/agentmaker_desk/widgets/download_progress.py"/>
         <source>Download cancelled. Nothing was kept.</source>
         <translation>下载已取消，未保留任何文件。</translation>
+    </message>
+</context>
+<context>
+    <name>LocalModelsPanel</name>
+    <message>
+        <location filename="../../gui/agentmaker_desk/settings/local_models.py"/>
+        <source>Models on this computer</source>
+        <translation>本机上的模型</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/settings/local_models.py"/>
+        <source>No model on this computer yet.</source>
+        <translation>本机上还没有模型。</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/settings/local_models.py"/>
+        <source>Delete</source>
+        <translation>删除</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/settings/local_models.py"/>
+        <source>Use a model file on this computer…</source>
+        <translation>使用本机上的模型文件…</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/settings/local_models.py"/>
+        <source>Recommended models</source>
+        <translation>推荐的模型</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/settings/local_models.py"/>
+        <source>Download</source>
+        <translation>下载</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/settings/local_models.py"/>
+        <source>{name} — {size:.2f} GB</source>
+        <translation>{name} — {size:.2f} GB</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/settings/local_models.py"/>
+        <source>your file, used where it is</source>
+        <translation>您的文件，在原位置使用</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/settings/local_models.py"/>
+        <source>{name}, {size} download, needs {ram:.0f} GB of memory</source>
+        <translation>{name}，下载 {size}，需要 {ram:.0f} GB 内存</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/settings/local_models.py"/>
+        <source>(recommended for this computer)</source>
+        <translation>（推荐用于本机）</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/settings/local_models.py"/>
+        <source>Remove from the list</source>
+        <translation>从列表中移除</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/settings/local_models.py"/>
+        <source>Delete the model?</source>
+        <translation>删除该模型？</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/settings/local_models.py"/>
+        <source>Delete {name} from this computer? It frees {size:.2f} GB; you can download it again later.</source>
+        <translation>要从本机删除 {name} 吗？这将释放 {size:.2f} GB；以后可以重新下载。</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/settings/local_models.py"/>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/settings/local_models.py"/>
+        <source>Choose a model file</source>
+        <translation>选择模型文件</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/settings/local_models.py"/>
+        <source>GGUF model files (*.gguf)</source>
+        <translation>GGUF 模型文件 (*.gguf)</translation>
     </message>
 </context>
 </TS>

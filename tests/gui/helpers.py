@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -132,3 +134,36 @@ def make_scan(path: Path, pages: int) -> Path:
         images.append(image)
     images[0].save(path, save_all=True, append_images=images[1:], resolution=72.0)
     return path
+
+
+class _SlowFile(BaseHTTPRequestHandler):
+    """Serves ``payload`` in 64 KiB pieces, slowly enough to watch progress and Cancel."""
+
+    payload = b""
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+    def do_GET(self) -> None:
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(self.payload)))
+        self.end_headers()
+        for i in range(0, len(self.payload), 64 * 1024):
+            try:
+                self.wfile.write(self.payload[i : i + 64 * 1024])
+            except OSError:
+                return
+            threading.Event().wait(0.02)
+
+
+@contextlib.contextmanager
+def serve_slowly(payload: bytes) -> Iterator[str]:
+    """A real HTTP server on 127.0.0.1 serving ``payload``; yields its URL."""
+    handler = type("SlowFile", (_SlowFile,), {"payload": payload})
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{httpd.server_address[1]}/model.gguf"
+    finally:
+        httpd.shutdown()
+        httpd.server_close()

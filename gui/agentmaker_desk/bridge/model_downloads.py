@@ -46,9 +46,16 @@ class ModelDownloads(QObject):
         """Installed models (name, path, size_bytes, display_name, linked)."""
         return self.store.list()
 
-    def remove(self, name: str) -> None:
-        """Delete (or, for an imported file, forget) an installed model."""
-        self.store.remove(name)
+    def remove(self, name: str) -> str:
+        """Delete (or, for an imported file, forget) an installed model; "" when done,
+        else a message for people."""
+        from agentmaker.errors import AgentmakerError
+
+        try:
+            self.store.remove(name)
+        except AgentmakerError as error:
+            return str(error)
+        return ""
 
     def use_file(self, path: str) -> tuple[str, str]:
         """Check a ``.gguf`` picked by the person and remember it.

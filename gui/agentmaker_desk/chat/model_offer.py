@@ -16,11 +16,12 @@ from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
     QLabel,
-    QProgressBar,
     QPushButton,
     QVBoxLayout,
     QWidget,
 )
+
+from agentmaker_desk.widgets.download_progress import DownloadProgress
 
 SHOWN_KEY = "modelOffer/shown"
 
@@ -50,34 +51,25 @@ class ModelOffer(QFrame):
         self.download_button = QPushButton(self.tr("Download"), self)
         self.file_button = QPushButton(self.tr("Use a model file on this computer…"), self)
         self.later_button = QPushButton(self.tr("Not now"), self)
-        self.cancel_button = QPushButton(self.tr("Cancel"), self)
-        self.progress = QProgressBar(self)
-        self.progress.setRange(0, 1000)
-        self.status = QLabel(self)
+        self.download_progress = DownloadProgress(downloads, self)
+        self.progress = self.download_progress.progress
+        self.cancel_button = self.download_progress.cancel_button
+        self.status = self.download_progress.status
         self.status.setObjectName("modelOfferStatus")
-        self.status.setTextFormat(Qt.TextFormat.PlainText)
-        self.status.setWordWrap(True)
         buttons = QHBoxLayout()
         for button in (self.download_button, self.file_button, self.later_button):
             buttons.addWidget(button)
         buttons.addStretch(1)
-        busy = QHBoxLayout()
-        busy.addWidget(self.progress, 1)
-        busy.addWidget(self.cancel_button)
         layout = QVBoxLayout(self)
         layout.addWidget(self.message)
         layout.addLayout(buttons)
-        layout.addLayout(busy)
-        layout.addWidget(self.status)
+        layout.addWidget(self.download_progress)
         self.download_button.clicked.connect(self.download)
         self.file_button.clicked.connect(self._pick_file)
         self.later_button.clicked.connect(self.dismiss)
-        self.cancel_button.clicked.connect(downloads.cancel)
-        downloads.progress.connect(self._on_progress)
+        self.download_progress.busyChanged.connect(self._busy)
         downloads.finished.connect(self._on_finished)
-        downloads.failed.connect(self._on_failed)
-        downloads.cancelled.connect(self._on_cancelled)
-        self._busy(False)
+        self._busy(self.progress.isVisible())
 
     @staticmethod
     def should_show(settings: QSettings, downloads: Any) -> bool:
@@ -94,9 +86,7 @@ class ModelOffer(QFrame):
 
     def download(self) -> None:
         """Start downloading the recommended model."""
-        self.status.setText(self.tr("Starting the download…"))
-        self._busy(True)
-        self._downloads.start(self._entry)
+        self.download_progress.start(self._entry)
 
     def use_file(self, path: str) -> bool:
         """Use a ``.gguf`` the person chose; False (and the reason shown) if unusable."""
@@ -122,49 +112,23 @@ class ModelOffer(QFrame):
     # --- download events --------------------------------------------------------------
 
     def _busy(self, busy: bool) -> None:
-        self.progress.setVisible(busy)
-        self.cancel_button.setVisible(busy)
         for button in (self.download_button, self.file_button, self.later_button):
             button.setEnabled(not busy)
 
-    def _on_progress(self, done: float, total: float, speed: float, eta: float) -> None:
-        if total > 0:
-            self.progress.setValue(int(done / total * 1000))
-        left = (
-            self.tr(", {minutes} min left").format(minutes=max(1, round(eta / 60))) if eta else ""
-        )
-        self.status.setText(
-            self.tr("{done:.2f} of {total:.2f} GB at {speed:.1f} MB/s").format(
-                done=done / 1e9, total=total / 1e9, speed=speed / 1e6
-            )
-            + left
-        )
-
     def _on_finished(self, path: str) -> None:
-        self._busy(False)
-        self.status.setText(self.tr("The model is ready. Answers are now written by it."))
         self.modelReady.emit(path)
         self.hide()
-
-    def _on_failed(self, message: str) -> None:
-        self._busy(False)
-        self.status.setText(message)
-
-    def _on_cancelled(self) -> None:
-        self._busy(False)
-        self.status.setText(self.tr("Download cancelled. Nothing was kept."))
 
 
 def add_model_offer(window: Any, layout: Any) -> ModelOffer | None:
     """Put the offer into ``window``'s ``layout`` when it is due (see
     :meth:`ModelOffer.should_show`); a model it provides becomes the answer model."""
-    from agentmaker_desk.bridge.model_downloads import ModelDownloads
     from agentmaker_desk.settings.settings import ModelChoice
 
     if window.settings.llm.kind != "none":
         return None
     settings = QSettings(str(window.store.path), QSettings.Format.IniFormat)
-    downloads = ModelDownloads(parent=window)
+    downloads = window.model_downloads
     if not ModelOffer.should_show(settings, downloads):
         return None
     offer = ModelOffer(downloads, settings, window)

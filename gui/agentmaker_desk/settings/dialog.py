@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
 
 from agentmaker_desk.i18n import LANGUAGES
 from agentmaker_desk.library.linked_folders_page import LinkedFoldersPage
+from agentmaker_desk.settings.local_models import LocalModelsPanel
 from agentmaker_desk.settings.settings import (
     COHERE_ACCOUNT,
     DEFAULT_URLS,
@@ -61,16 +62,19 @@ class SettingsDialog(QDialog):
         passage_count: int = 0,
         links: Any = None,
         ocr: Any = None,
+        downloads: Any = None,
         parent: QWidget | None = None,
     ) -> None:
         """``links`` (FolderLinks) adds the Linked folders page; ``ocr`` (OcrRunner) shows
-        the scanned documents waiting to be read."""
+        the scanned documents waiting to be read; ``downloads`` (ModelDownloads) lists,
+        downloads and deletes the models on this computer."""
         super().__init__(parent)
         self.setObjectName("settingsDialog")
         self.setWindowTitle(self.tr("Settings"))
         self._original = copy.deepcopy(settings)
         self._keys = keys
         self._discover = discover
+        self._downloads = downloads
         self._passage_count = passage_count
         self._servers: dict[str, Any] = {}
         self._tasks: set[asyncio.Future[Any]] = set()
@@ -144,9 +148,22 @@ class SettingsDialog(QDialog):
         form.addRow("", detect_row)
         form.addRow(self.tr("Server address"), self.llm_url)
         form.addRow(self.tr("Model"), self.llm_model)
+        self.local_models: LocalModelsPanel | None = None
+        if self._downloads is not None:
+            self.local_models = LocalModelsPanel(self._downloads, page)
+            self.local_models.chosen.connect(self._local_model_chosen)
+            form.addRow(self.tr("On this computer"), self.local_models)
         form.addRow(self.tr("API key"), self.llm_key)
         form.addRow("", self.key_status)
         return page
+
+    def _local_model_chosen(self, path: str) -> None:
+        if path:
+            self._select(self.llm_kind, "local")
+            self.llm_model.setEditText(path)
+        elif self.llm_kind.currentData() == "local":  # the chosen model was deleted
+            self.llm_model.setEditText("")
+            self._select(self.llm_kind, "none")
 
     def _embedder_tab(self) -> QWidget:
         page = QWidget(self)
@@ -281,6 +298,8 @@ class SettingsDialog(QDialog):
         self._select(self.llm_kind, settings.llm.kind)
         self.llm_url.setText(settings.llm.base_url)
         self.llm_model.setEditText(settings.llm.model)
+        if self.local_models is not None and settings.llm.kind == "local":
+            self.local_models.select_path(settings.llm.model)
         if settings.embedder.kind == "server":
             self._select(self.embed_kind, "server")
         else:
@@ -368,6 +387,8 @@ class SettingsDialog(QDialog):
         for widget in (self.llm_url, self.llm_key):
             widget.setEnabled(uses_server)
         self.llm_model.setEnabled(kind != "none")  # for "local": the model file's path
+        if self.local_models is not None:
+            self.local_models.setVisible(kind == "local")
         if kind in DEFAULT_URLS and (
             not self.llm_url.text() or self.llm_url.text() in DEFAULT_URLS.values()
         ):
@@ -386,6 +407,11 @@ class SettingsDialog(QDialog):
         if kind == "none":
             self.key_status.setText(
                 self.tr("Without a language model, answers quote the best passages.")
+            )
+            return
+        if kind == "local":
+            self.key_status.setText(
+                self.tr("The model runs on this computer: nothing is sent anywhere.")
             )
             return
         account = ModelChoice(kind, self.llm_url.text().strip()).key_account

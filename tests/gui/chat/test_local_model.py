@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 from agentmaker_desk.bridge.model_downloads import ModelDownloads
@@ -15,6 +13,7 @@ from PySide6.QtGui import QTextCursor
 from PySide6.QtTest import QTest
 
 from tests.gguf_files import write_gguf
+from tests.gui.helpers import serve_slowly
 
 
 def _ask(desk, qloop, question: str) -> None:
@@ -63,30 +62,9 @@ def test_a_model_file_from_this_computer_is_checked(qtbot, tmp_path: Path, tiny_
     assert [m.path for m in downloads.installed()] == [tiny_gguf.resolve()]
 
 
-class _Slow(BaseHTTPRequestHandler):
-    payload = b""
-
-    def log_message(self, *args: object) -> None:
-        pass
-
-    def do_GET(self) -> None:
-        self.send_response(200)
-        self.send_header("Content-Length", str(len(self.payload)))
-        self.end_headers()
-        for i in range(0, len(self.payload), 64 * 1024):
-            try:
-                self.wfile.write(self.payload[i : i + 64 * 1024])
-            except OSError:
-                return
-            threading.Event().wait(0.02)
-
-
 def test_download_shows_progress_and_cancel_keeps_nothing(qtbot, tmp_path: Path) -> None:
-    _Slow.payload = write_gguf(tmp_path / "src.gguf", elements=1024 * 1024).read_bytes()
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Slow)
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    url = f"http://127.0.0.1:{httpd.server_address[1]}/m.gguf"
-    try:
+    payload = write_gguf(tmp_path / "src.gguf", elements=1024 * 1024).read_bytes()
+    with serve_slowly(payload) as url:
         offer, downloads = _offer(qtbot, tmp_path)
         offer.show()
         entry = downloads.recommended()
@@ -107,10 +85,7 @@ def test_download_shows_progress_and_cancel_keeps_nothing(qtbot, tmp_path: Path)
         # Downloaded to the end, the model is announced ready.
         with qtbot.waitSignal(offer.modelReady, timeout=60000) as ready:
             downloads.start(plain, url=url)
-        assert Path(ready.args[0]).read_bytes() == _Slow.payload
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
+        assert Path(ready.args[0]).read_bytes() == payload
 
 
 def test_asking_with_the_tiny_model_streams_and_stop_works(
