@@ -64,6 +64,12 @@ def runtime_available() -> bool:
     return True
 
 
+#: Words of each passage a local model is given (see agentmaker.rag.answer.focus): on a
+#: laptop's CPU the prompt is read at ~50 tokens/s, and a small model finds the fact
+#: more often in a short passage (benchmarks/REPORT.md, answer quality).
+FOCUS_WORDS = 110
+
+
 class LlamaCppLLM(LLMClient):
     """A GGUF chat model run in-process by llama.cpp; implements :class:`LLMClient`.
 
@@ -92,6 +98,8 @@ class LlamaCppLLM(LLMClient):
     ) -> None:
         self.path = Path(model_path)
         self.isolation: Isolation = isolation
+        #: Passages are cut to this many words around what bears on the question.
+        self.focus_words: int | None = FOCUS_WORDS
         n_ctx = n_ctx or DEFAULT_CONTEXT
         if train_context:
             n_ctx = min(n_ctx, train_context)

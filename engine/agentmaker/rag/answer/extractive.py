@@ -23,7 +23,14 @@ from dataclasses import dataclass, field
 
 from agentmaker.rag.answer.sentences import passage_sentences, split_sentences, terms
 
-__all__ = ["ExtractiveAnswer", "extractive_answer", "split_sentences", "terms"]
+__all__ = [
+    "ExtractiveAnswer",
+    "ScoredSentence",
+    "extractive_answer",
+    "score_sentences",
+    "split_sentences",
+    "terms",
+]
 
 # Questions whose answer is a number or a date: a sentence holding a digit is favoured.
 _ASKS_NUMBER = re.compile(
@@ -89,6 +96,38 @@ def extractive_answer(
     citations = [(s.passage, s.text) for s in chosen]
     text = " ".join(f"{s.display} [{s.passage}]" for s in chosen)
     return ExtractiveAnswer(text, citations)
+
+
+@dataclass(frozen=True)
+class ScoredSentence:
+    """A sentence of passage ``passage`` (1-based) at ``position``, with its BM25
+    ``score`` against the question (0: it shares no term with it)."""
+
+    passage: int
+    position: int
+    text: str
+    words: int
+    score: float
+
+
+def score_sentences(question: str, passages: Sequence[str]) -> list[ScoredSentence]:
+    """Every sentence of ``passages`` in reading order, scored against ``question`` the
+    way :func:`extractive_answer` scores them (IDF over all the sentences)."""
+    sentences = _sentences(passages)
+    if sentences:
+        _score(question, sentences)
+    return [
+        ScoredSentence(s.passage, s.position, s.text, _words(s.text), s.score) for s in sentences
+    ]
+
+
+_CJK_CHAR = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]")
+
+
+def _words(text: str) -> int:
+    """Length in words, a Chinese/Japanese/Korean character counting as half of one
+    (about what a model's tokenizer makes of them)."""
+    return max(1, len(text.split()) + len(_CJK_CHAR.findall(text)) // 2)
 
 
 def _sentences(passages: Sequence[str]) -> list[_Sentence]:

@@ -13,6 +13,7 @@ from agentmaker.rag.answer.budget import fit_messages
 from agentmaker.rag.answer.citations import CitationFilter, is_non_answer
 from agentmaker.rag.answer.expanders import ChunkExpander
 from agentmaker.rag.answer.extractive import extractive_answer
+from agentmaker.rag.answer.focus import focus_passages
 from agentmaker.rag.answer.prompting import (
     NO_HITS_ANSWER,
     NO_SENTENCE_ANSWER,
@@ -331,6 +332,9 @@ class AnswerStream(TextStream):
             yield self._quote()
             return
         llm = rag.llm
+        focus = getattr(llm, "focus_words", None)
+        if focus:  # a small local model: each passage cut to what bears on the question
+            self.sources = focus_passages(self.query, self.sources, max_words=int(focus))
         try:
             # Only what fits the model's context, numbered as the model sees it.
             messages, self.sources = await asyncio.to_thread(
