@@ -267,7 +267,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--model", type=Path, required=True)
     parser.add_argument("--limit", type=int, default=100, help="questions per set at most")
     parser.add_argument("--threads", type=int, default=2)
-    parser.add_argument("--top-k", type=int, default=3)
+    parser.add_argument("--top-k", type=int, default=5)  # the app's default
     parser.add_argument("--n-ctx", type=int, default=2048)
     args = parser.parse_args(argv)
     load = ", ".join(f"{x:.2f}" for x in os.getloadavg())

@@ -1637,6 +1637,16 @@ old-*.pdf</translation>
         <source>Write with a model</source>
         <translation>用模型重写</translation>
     </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/chat/transcript.py"/>
+        <source>I found nothing about this in your documents. Try other words, or add the documents that cover it.</source>
+        <translation>在您的文档中没有找到与此相关的内容。请换个说法，或添加涵盖此内容的文档。</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/chat/transcript.py"/>
+        <source>The passages below were found for this question, but none has a sentence to quote as an answer; open them to read more.</source>
+        <translation>为这个问题找到了下面的段落，但其中没有可以直接引用作答的句子；请打开它们阅读更多内容。</translation>
+    </message>
 </context>
 <context>
     <name>ModelOffer</name>

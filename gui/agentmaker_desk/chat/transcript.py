@@ -46,6 +46,20 @@ _STOPPED = QT_TRANSLATE_NOOP("TranscriptView", "Stopped.")
 _SEARCHING = QT_TRANSLATE_NOOP("TranscriptView", "Searching your documents…")
 _WRITING = QT_TRANSLATE_NOOP("TranscriptView", "Writing the answer…")
 _NOTHING = QT_TRANSLATE_NOOP("TranscriptView", "No answer was produced.")
+#: The engine's fixed answers (agentmaker.rag.answer.prompting: NO_HITS_ANSWER,
+#: NO_SENTENCE_ANSWER), shown in the window's language; a test keeps them equal.
+CANNED_ANSWERS = (
+    QT_TRANSLATE_NOOP(
+        "TranscriptView",
+        "I found nothing about this in your documents. Try other words, or add the "
+        "documents that cover it.",
+    ),
+    QT_TRANSLATE_NOOP(
+        "TranscriptView",
+        "The passages below were found for this question, but none has a sentence to "
+        "quote as an answer; open them to read more.",
+    ),
+)
 
 
 def why_words(source: Any) -> str:
@@ -375,7 +389,8 @@ class TranscriptView(QWidget):
             out.append(f'<p class="dim" style="font-size:small">{esc(searched)}</p>')
         valid = {int(s.n) for s in turn.sources}
         if turn.pieces:
-            body = render_answer_html(turn.answer, valid)
+            answer = self.tr(turn.answer) if turn.answer in CANNED_ANSWERS else turn.answer
+            body = render_answer_html(answer, valid)
             out.append("<p>" + _CITE_HREF.sub(rf'href="cite:{index}-\1"', body) + "</p>")
         if turn.status:
             text = ("⚠ " if turn.error else "") + turn.status
