@@ -124,3 +124,41 @@ def test_asking_with_the_tiny_model_streams_and_stop_works(
         assert view.answer_text() == stopped  # nothing more arrives after Stop
     finally:
         llm.close()
+
+
+def test_a_crash_of_the_model_process_falls_back_to_quotes_and_the_window_survives(
+    desk, qloop, tmp_path: Path, tiny_gguf: Path
+) -> None:
+    import os
+    import signal
+
+    doc = tmp_path / "install.md"
+    doc.write_text(
+        "# Installing Poetry\n\nInstall Poetry with pipx: run `pipx install poetry`.\n",
+        encoding="utf-8",
+    )
+    qloop.run(desk.bridge.aingest([str(doc)]))
+    llm = make_llm(ModelChoice(kind="local", model=str(tiny_gguf)), ApiKeyStore())
+    llm.threads, llm.context_window, llm.answer_tokens = 2, 1024, 48
+
+    def kill_while_reading(processed: int, total: int) -> None:
+        # As when the system runs out of memory: llama.cpp's process dies mid-request.
+        runtime = llm._runtime
+        if llm.on_progress is not None and runtime is not None:
+            llm.on_progress = None
+            os.kill(runtime.process.pid, signal.SIGKILL)
+
+    llm.on_progress = kill_while_reading
+    desk.bridge.library.set_llm(llm)
+    try:
+        _ask(desk, qloop, "How do I install Poetry?")
+        view = desk.transcript
+        assert view.turns[-1].extractive  # the documents quoted instead
+        assert "pipx install poetry" in view.answer_text()
+        assert view.turns[-1].error and "stopped by the system" in view.turns[-1].status
+        # The window and the library survived; the next question gets a model answer.
+        _ask(desk, qloop, "How do I install Poetry?")
+        assert not view.turns[-1].extractive and view.answer_text().strip()
+        assert desk.bridge.documents  # the library is still open and listed
+    finally:
+        llm.close()

@@ -92,6 +92,15 @@ class CitationFilter:
         return clean_citations(text, self.valid)
 
 
+_MARKERS = re.compile(r"\[\d+\]")
+
+
+def has_words(text: str) -> bool:
+    """Whether ``text`` says anything besides ``[n]`` markers and punctuation (a small
+    model sometimes answers with the markers alone)."""
+    return any(ch.isalnum() for ch in _MARKERS.sub("", text))
+
+
 def is_non_answer(text: str) -> bool:
     """Whether ``text`` says the documents do not answer the question ("I don't know",
     "我不知道") instead of answering it."""

@@ -7,10 +7,10 @@ import concurrent.futures
 from collections.abc import AsyncGenerator, Coroutine, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from agentmaker.errors import ModelError
+from agentmaker.errors import ModelError, ModelResponseError
 from agentmaker.models.llm import ChatMessage, LLMClient
 from agentmaker.rag.answer.budget import fit_messages
-from agentmaker.rag.answer.citations import CitationFilter, is_non_answer
+from agentmaker.rag.answer.citations import CitationFilter, has_words, is_non_answer
 from agentmaker.rag.answer.expanders import ChunkExpander
 from agentmaker.rag.answer.extractive import extractive_answer
 from agentmaker.rag.answer.focus import focus_passages
@@ -347,13 +347,26 @@ class AnswerStream(TextStream):
         cited = CitationFilter(s.n for s in self.sources)
         stream = llm.stream(messages)
         shown = False
+        held = ""  # the opening, until it holds a word: "[1]" alone is no answer
         try:
             async for piece in stream:
                 text = cited.feed(piece)
+                if not shown:
+                    held += text
+                    if not has_words(held):
+                        continue
+                    shown, text = True, held
                 if text:
-                    shown = True
                     yield text
             rest = cited.flush()
+            if not shown and not has_words(held + rest):
+                raise ModelResponseError(
+                    f"{getattr(llm, 'name', 'The model')} wrote no answer (only "
+                    f"{(held + rest).strip() or 'nothing'}), so the best sentences of the "
+                    "passages are quoted instead."
+                )
+            if not shown:
+                rest = held + rest
             if rest:
                 yield rest
         except ModelError as exc:

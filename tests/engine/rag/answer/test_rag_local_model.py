@@ -129,3 +129,15 @@ def test_a_crash_of_the_model_process_falls_back_and_the_library_survives(
         assert library.source_store.list_documents()  # the library is intact
     finally:
         llm.close()
+
+
+def test_an_answer_of_bare_markers_is_replaced_by_quotes(library: Library) -> None:
+    """A small model sometimes answers "[1]" alone: nothing is shown until a word comes,
+    and an answer without any is replaced by the passages' best sentences, with a note."""
+    library.set_llm(ScriptedLLM(["[1] [2]"]))
+    result = asyncio.run(library.rag.ask("Which receipt must travellers keep for rule 3?"))
+    assert result.extractive and "3-" in result.answer and "[1]" in result.answer
+    assert "wrote no answer (only [1] [2])" in result.error
+    library.set_llm(ScriptedLLM(["[1] Keep receipt 3-1."]))
+    result = asyncio.run(library.rag.ask("Which receipt must travellers keep for rule 3?"))
+    assert result.answer == "[1] Keep receipt 3-1." and not result.extractive
