@@ -1,10 +1,13 @@
-"""Interface languages: English (built in) and Simplified Chinese (a compiled .qm file).
+"""Interface languages: English (the source texts) and Simplified Chinese.
 
-The .ts source lives in ``resources/translations``; regenerate and compile it with::
+Each language has a compiled ``.qm`` beside its ``.ts`` in ``resources/translations``:
+``agentmaker_desk_zh_CN`` translates everything; ``agentmaker_desk_en`` holds only the
+English plural forms of the ``%n`` messages ("1 passage", "2 passages"). Edit the .ts
+files by hand (a blanket lupdate rewrites others' entries) and compile them with::
 
-    TS=resources/translations/agentmaker_desk_zh_CN.ts
-    .venv/bin/pyside6-lupdate gui/agentmaker_desk -ts $TS
-    .venv/bin/pyside6-lrelease $TS -qm ${TS%.ts}.qm
+    for TS in resources/translations/*.ts; do
+        .venv/bin/pyside6-lrelease "$TS" -qm "${TS%.ts}.qm"
+    done
 """
 
 from __future__ import annotations
@@ -58,14 +61,15 @@ def install_language(language: str, app: QCoreApplication | None = None) -> str:
         app.removeTranslator(translator)
     _installed.clear()
     code = resolve_language(language)
-    if code == "en":
-        QLocale.setDefault(QLocale(QLocale.Language.English, QLocale.Country.UnitedStates))
-        return code
-    QLocale.setDefault(QLocale(code))
+    # English has a (small) translation file too: the plural forms of "%n passage(s)".
     ours = QTranslator(app)
     if ours.load(str(translations_dir() / f"agentmaker_desk_{code}.qm")):
         app.installTranslator(ours)
         _installed.append(ours)
+    if code == "en":
+        QLocale.setDefault(QLocale(QLocale.Language.English, QLocale.Country.UnitedStates))
+        return code
+    QLocale.setDefault(QLocale(code))
     qt_base = QTranslator(app)
     qt_dir = QLibraryInfo.path(QLibraryInfo.LibraryPath.TranslationsPath)
     if qt_base.load(f"qtbase_{code}", qt_dir):

@@ -369,8 +369,9 @@ class MainWindow(WindowChat, QMainWindow):
         self.stack.setCurrentWidget(self.main_splitter if documents else self.empty_view)
         passages = sum(int(getattr(d, "chunk_count", 0) or 0) for d in documents)
         self.status_label.setText(
-            self.tr("{docs} documents, {passages} passages").format(
-                docs=len(documents), passages=f"{passages:,}"
+            self.tr("{documents}, {passages}").format(
+                documents=self.tr("%n document(s)", "", len(documents)),
+                passages=self.tr("%Ln passage(s)", "", passages),
             )
         )
 

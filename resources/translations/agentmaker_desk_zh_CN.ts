@@ -39,21 +39,6 @@
         <translation>扫描页识别已暂停，下次启动时继续。</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/widgets/activity_bar.py" line="114"/>
-        <source>{n} scanned documents were read by OCR.</source>
-        <translation>已通过 OCR 识别 {n} 个扫描文档。</translation>
-    </message>
-    <message>
-        <location filename="../../gui/agentmaker_desk/widgets/activity_bar.py" line="123"/>
-        <source>Syncing linked folders: {done} of {total} files</source>
-        <translation>正在同步关联文件夹：{done} / {total} 个文件</translation>
-    </message>
-    <message>
-        <location filename="../../gui/agentmaker_desk/widgets/activity_bar.py" line="127"/>
-        <source>Syncing linked folders: {done} files looked at</source>
-        <translation>正在同步关联文件夹：已检查 {done} 个文件</translation>
-    </message>
-    <message>
         <location filename="../../gui/agentmaker_desk/widgets/activity_bar.py" line="140"/>
         <source>{n} added</source>
         <translation>已添加 {n} 个</translation>
@@ -87,6 +72,27 @@
         <location filename="../../gui/agentmaker_desk/widgets/activity_bar.py" line="190"/>
         <source>(+{n} more)</source>
         <translation>（另有 {n} 项）</translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../../gui/agentmaker_desk/widgets/activity_bar.py"/>
+        <source>%n scanned document(s) were read by OCR.</source>
+        <translation>
+            <numerusform>已通过 OCR 识别 %n 个扫描文档。</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../../gui/agentmaker_desk/widgets/activity_bar.py"/>
+        <source>Syncing linked folders: {done} of %n file(s)</source>
+        <translation>
+            <numerusform>正在同步关联文件夹：{done} / %n 个文件</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../../gui/agentmaker_desk/widgets/activity_bar.py"/>
+        <source>Syncing linked folders: %n file(s) looked at</source>
+        <translation>
+            <numerusform>正在同步关联文件夹：已检查 %n 个文件</numerusform>
+        </translation>
     </message>
 </context>
 <context>
@@ -221,10 +227,12 @@
         <source>p. {page}</source>
         <translation>第 {page} 页</translation>
     </message>
-    <message>
-        <location filename="../../gui/agentmaker_desk/library/chunk_tree_model.py" line="460"/>
-        <source>{count} passages</source>
-        <translation>{count} 个段落</translation>
+    <message numerus="yes">
+        <location filename="../../gui/agentmaker_desk/library/chunk_tree_model.py"/>
+        <source>%n passage(s)</source>
+        <translation>
+            <numerusform>%n 个段落</numerusform>
+        </translation>
     </message>
 </context>
 <context>
@@ -424,17 +432,6 @@
         <translation>正在检查文件…</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/library/ingest_panel.py" line="154"/>
-        <source>{done} of {total} passages</source>
-        <translation>{done} / {total} 个段落</translation>
-    </message>
-    <message>
-        <location filename="../../gui/agentmaker_desk/library/ingest_panel.py" line="173"/>
-        <location filename="../../gui/agentmaker_desk/library/ingest_panel.py" line="193"/>
-        <source>%v of %m files</source>
-        <translation>%v / %m 个文件</translation>
-    </message>
-    <message>
         <location filename="../../gui/agentmaker_desk/library/ingest_panel.py" line="194"/>
         <source>{n} added</source>
         <translation>已添加 {n} 个</translation>
@@ -526,12 +523,6 @@
         <translation>未知问题。</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/library/ingest_panel.py" line="304"/>
-        <location filename="../../gui/agentmaker_desk/library/ingest_panel.py" line="434"/>
-        <source>{n} passages</source>
-        <translation>{n} 个段落</translation>
-    </message>
-    <message>
         <location filename="../../gui/agentmaker_desk/library/ingest_panel.py" line="307"/>
         <source>Scanned: its pages are read by OCR after the other files.</source>
         <translation>扫描件：其他文件处理完后，用 OCR 识别各页。</translation>
@@ -562,30 +553,15 @@
         <translation>正在识别扫描页 {n} / {total}…</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/library/ingest_panel.py" line="373"/>
-        <source>{done} of {total} pages read</source>
-        <translation>已识别 {done} / {total} 页</translation>
-    </message>
-    <message>
         <location filename="../../gui/agentmaker_desk/library/ingest_panel.py" line="381"/>
         <location filename="../../gui/agentmaker_desk/library/ingest_panel.py" line="433"/>
         <source>Added (read by OCR)</source>
         <translation>已添加（通过 OCR 识别）</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/library/ingest_panel.py" line="382"/>
-        <source>{n} pages read by OCR</source>
-        <translation>通过 OCR 识别了 {n} 页</translation>
-    </message>
-    <message>
         <location filename="../../gui/agentmaker_desk/library/ingest_panel.py" line="387"/>
         <source>No readable text</source>
         <translation>没有可识别的文字</translation>
-    </message>
-    <message>
-        <location filename="../../gui/agentmaker_desk/library/ingest_panel.py" line="396"/>
-        <source>Continues at the next start ({done} of {total} pages read).</source>
-        <translation>下次启动时继续（已识别 {done} / {total} 页）。</translation>
     </message>
     <message>
         <location filename="../../gui/agentmaker_desk/library/ingest_panel.py" line="404"/>
@@ -611,11 +587,6 @@
         <location filename="../../gui/agentmaker_desk/library/ingest_panel.py" line="460"/>
         <source>the rest continues at the next start</source>
         <translation>其余部分下次启动时继续</translation>
-    </message>
-    <message>
-        <location filename="../../gui/agentmaker_desk/library/ingest_panel.py" line="473"/>
-        <source>{done} of {total} files</source>
-        <translation>第 {done} / {total} 个文件</translation>
     </message>
     <message>
         <location filename="../../gui/agentmaker_desk/library/ingest_panel.py" line="476"/>
@@ -659,6 +630,55 @@
         <location filename="../../gui/agentmaker_desk/library/ingest_panel.py" line="528"/>
         <source>Enter password…</source>
         <translation>输入密码…</translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../../gui/agentmaker_desk/library/ingest_panel.py"/>
+        <source>{done} of %n passage(s)</source>
+        <translation>
+            <numerusform>{done} / %n 个段落</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../../gui/agentmaker_desk/library/ingest_panel.py"/>
+        <source>%n passage(s)</source>
+        <translation>
+            <numerusform>%n 个段落</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../../gui/agentmaker_desk/library/ingest_panel.py"/>
+        <source>{done} of %n page(s) read</source>
+        <translation>
+            <numerusform>已识别 {done} / %n 页</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../../gui/agentmaker_desk/library/ingest_panel.py"/>
+        <source>%n page(s) read by OCR</source>
+        <translation>
+            <numerusform>通过 OCR 识别了 %n 页</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../../gui/agentmaker_desk/library/ingest_panel.py"/>
+        <source>Continues at the next start ({done} of %n page(s) read).</source>
+        <translation>
+            <numerusform>下次启动时继续（已识别 {done} / %n 页）。</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../../gui/agentmaker_desk/library/ingest_panel.py"/>
+        <source>{done} of %n file(s)</source>
+        <translation>
+            <numerusform>第 {done} / %n 个文件</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../../gui/agentmaker_desk/library/ingest_panel.py"/>
+        <source>%v of %n file(s)</source>
+        <translation>
+            <numerusform>%v / %n 个文件</numerusform>
+        </translation>
     </message>
 </context>
 <context>
@@ -831,11 +851,6 @@ old-*.pdf</translation>
         <translation>{n} 分钟前</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/library/linked_folders_page.py" line="274"/>
-        <source>Syncing “{name}”: {done} of {total} files looked at…</source>
-        <translation>正在同步“{name}”：已检查 {done} / {total} 个文件…</translation>
-    </message>
-    <message>
         <location filename="../../gui/agentmaker_desk/library/linked_folders_page.py" line="282"/>
         <source>Cannot reach {folders}; its documents are kept until it is back.</source>
         <translation>无法访问 {folders}；在它恢复之前，其中的文档会保留。</translation>
@@ -884,6 +899,13 @@ old-*.pdf</translation>
         <location filename="../../gui/agentmaker_desk/library/linked_folders_page.py" line="360"/>
         <source>Trying again…</source>
         <translation>正在重试…</translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../../gui/agentmaker_desk/library/linked_folders_page.py"/>
+        <source>Syncing “{name}”: {done} of %n file(s) looked at…</source>
+        <translation>
+            <numerusform>正在同步“{name}”：已检查 {done} / %n 个文件…</numerusform>
+        </translation>
     </message>
 </context>
 <context>
@@ -994,11 +1016,6 @@ old-*.pdf</translation>
         <translation>无法打开资料库</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/main_window.py" line="366"/>
-        <source>{docs} documents, {passages} passages</source>
-        <translation>{docs} 个文档，{passages} 个段落</translation>
-    </message>
-    <message>
         <location filename="../../gui/agentmaker_desk/main_window.py" line="391"/>
         <source>It is in a linked folder, so it comes back at the next sync unless you add it to the folder&apos;s list of files to skip.</source>
         <translation>它位于关联文件夹中，除非把它加入该文件夹的跳过列表，否则下次同步时会重新出现。</translation>
@@ -1077,6 +1094,25 @@ old-*.pdf</translation>
         <location filename="../../gui/agentmaker_desk/window_chat.py" line="159"/>
         <source>Showing the text the answer used.</source>
         <translation>显示的是回答所用的原文。</translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../../gui/agentmaker_desk/main_window.py"/>
+        <source>%n document(s)</source>
+        <translation>
+            <numerusform>%n 个文档</numerusform>
+        </translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/main_window.py"/>
+        <source>{documents}, {passages}</source>
+        <translation>{documents}，{passages}</translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../../gui/agentmaker_desk/main_window.py"/>
+        <source>%Ln passage(s)</source>
+        <translation>
+            <numerusform>%Ln 个段落</numerusform>
+        </translation>
     </message>
 </context>
 <context>
@@ -1352,19 +1388,9 @@ old-*.pdf</translation>
         <translation>此安装版本的应用不包含 OCR，扫描件将不会被识别。</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/settings/dialog.py" line="257"/>
-        <source>{n} scanned documents are waiting to be read.</source>
-        <translation>{n} 个扫描文档正在等待识别。</translation>
-    </message>
-    <message>
         <location filename="../../gui/agentmaker_desk/settings/dialog.py" line="259"/>
         <source>{n} could not be read.</source>
         <translation>{n} 个无法识别。</translation>
-    </message>
-    <message>
-        <location filename="../../gui/agentmaker_desk/settings/dialog.py" line="262"/>
-        <source>{n} scanned documents were read.</source>
-        <translation>已识别 {n} 个扫描文档。</translation>
     </message>
     <message>
         <location filename="../../gui/agentmaker_desk/settings/dialog.py" line="271"/>
@@ -1402,11 +1428,6 @@ old-*.pdf</translation>
         <translation>本机服务器通常不需要密钥。</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/settings/dialog.py" line="413"/>
-        <source>Changing the embedding model re-computes the search vectors of all {n} passages in your library. This runs in the background after you save; you can keep reading meanwhile, and searching uses the new model when it is done.</source>
-        <translation>更换嵌入模型会为资料库中全部 {n} 个段落重新计算搜索向量。保存后将在后台进行；期间你可以继续阅读，完成后搜索将使用新模型。</translation>
-    </message>
-    <message>
         <location filename="../../gui/agentmaker_desk/settings/dialog.py" line="422"/>
         <source>The embedding model turns passages into vectors for searching by meaning. The built-in one works offline.</source>
         <translation>嵌入模型把段落转换为向量，用于按语义搜索。内置模型可离线使用。</translation>
@@ -1422,11 +1443,6 @@ old-*.pdf</translation>
         <translation>没有正在运行的 Ollama 或 LM Studio。</translation>
     </message>
     <message>
-        <location filename="../../gui/agentmaker_desk/settings/dialog.py" line="457"/>
-        <source>{kind} at {url} ({n} models)</source>
-        <translation>{kind}：{url}（{n} 个模型）</translation>
-    </message>
-    <message>
         <location filename="../../gui/agentmaker_desk/settings/dialog.py"/>
         <source>A model on this computer (a .gguf file)</source>
         <translation>本机上的模型（.gguf 文件）</translation>
@@ -1440,6 +1456,34 @@ old-*.pdf</translation>
         <location filename="../../gui/agentmaker_desk/settings/dialog.py"/>
         <source>The model runs on this computer: nothing is sent anywhere.</source>
         <translation>模型在本机上运行：不会向任何地方发送数据。</translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../../gui/agentmaker_desk/settings/dialog.py"/>
+        <source>%n scanned document(s) are waiting to be read.</source>
+        <translation>
+            <numerusform>%n 个扫描文档正在等待识别。</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../../gui/agentmaker_desk/settings/dialog.py"/>
+        <source>%n scanned document(s) were read.</source>
+        <translation>
+            <numerusform>已识别 %n 个扫描文档。</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../../gui/agentmaker_desk/settings/dialog.py"/>
+        <source>Changing the embedding model re-computes the search vectors of all %Ln passage(s) in your library. This runs in the background after you save; you can keep reading meanwhile, and searching uses the new model when it is done.</source>
+        <translation>
+            <numerusform>更换嵌入模型会为资料库中全部 %Ln 个段落重新计算搜索向量。保存后将在后台进行；期间你可以继续阅读，完成后搜索将使用新模型。</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../../gui/agentmaker_desk/settings/dialog.py"/>
+        <source>{kind} at {url} (%n model(s))</source>
+        <translation>
+            <numerusform>{kind}：{url}（%n 个模型）</numerusform>
+        </translation>
     </message>
 </context>
 <context>

@@ -93,6 +93,14 @@ def gui_thread_collector(qapp: QApplication) -> Iterator[GuiThreadCollector]:
     collector.stop()
 
 
+@pytest.fixture(scope="session", autouse=True)
+def english_interface(qapp: QApplication) -> None:
+    """As the app does at start: English, with its plural forms ("1 passage")."""
+    from agentmaker_desk.i18n import install_language
+
+    install_language("en")
+
+
 @pytest.fixture(autouse=True)
 def collect_after_each_test(gui_thread_collector: GuiThreadCollector) -> Iterator[None]:
     """A test's widgets, loops and bridges are collected here, on the GUI thread."""

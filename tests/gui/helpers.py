@@ -167,3 +167,17 @@ def serve_slowly(payload: bytes) -> Iterator[str]:
     finally:
         httpd.shutdown()
         httpd.server_close()
+
+
+def save_shot(widget: QWidget, name: str) -> Path | None:
+    """Save a picture of ``widget`` as ``name`` in ``$DESK_SHOTS`` (when set), to look at."""
+    import os
+
+    folder = os.environ.get("DESK_SHOTS")
+    if not folder:
+        return None
+    path = Path(folder) / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    QApplication.processEvents()
+    widget.grab().save(str(path))
+    return path

@@ -457,7 +457,7 @@ class ChunkTreeModel(QAbstractItemModel):
             return "<p>{}{}<br>{}</p>".format(
                 f"{html.escape(subtitle)}<br>" if subtitle else "",
                 html.escape(getattr(info, "source", "") or ""),
-                html.escape(self.tr("{count} passages").format(count=count)),
+                html.escape(self.tr("%n passage(s)", "", count)),
             )
         if node.kind == NodeKind.HEADING:
             return f"<p>{html.escape(node.payload[0])}</p>" if node.payload[0] else None

@@ -151,8 +151,8 @@ class IngestPanel(QWidget):
             chunks = int(getattr(progress, "chunks", 0) or 0)
             if stage == "embedding" and chunks:
                 embedded = int(getattr(progress, "chunks_embedded", 0) or 0)
-                detail = self.tr("{done} of {total} passages").format(
-                    done=min(embedded, chunks), total=chunks
+                detail = self.tr("{done} of %n passage(s)", "", chunks).format(
+                    done=min(embedded, chunks)
                 )
             self._set_state(
                 path,
@@ -170,7 +170,7 @@ class IngestPanel(QWidget):
         if total:
             self.progress.setRange(0, total)
             self.progress.setValue(min(done, total))
-            self.progress.setFormat(self.tr("%v of %m files"))
+            self.progress.setFormat(self.tr("%v of %n file(s)", "", total))
         self.summary_label.setText(self._summary(progress))
 
     def finish(self, report: Any) -> None:
@@ -190,7 +190,7 @@ class IngestPanel(QWidget):
         total = sum(counts.values())
         self.progress.setRange(0, max(total, 1))
         self.progress.setValue(total - counts["cancelled"])
-        self.progress.setFormat(self.tr("%v of %m files"))
+        self.progress.setFormat(self.tr("%v of %n file(s)", "", total))
         parts = [self.tr("{n} added").format(n=counts["indexed"])]
         if counts["unchanged"]:
             parts.append(self.tr("{n} already up to date").format(n=counts["unchanged"]))
@@ -301,7 +301,7 @@ class IngestPanel(QWidget):
             return
         if detail is None:
             if stage == "indexed":
-                detail = self.tr("{n} passages").format(n=chunks or 0)
+                detail = self.tr("%n passage(s)", "", chunks or 0)
             elif stage == "ocr_queued":
                 detail = (
                     self.tr("Scanned: its pages are read by OCR after the other files.")
@@ -370,7 +370,7 @@ class IngestPanel(QWidget):
                 )
             else:
                 label = self.tr("Indexing…")
-            detail = self.tr("{done} of {total} pages read").format(done=done, total=total)
+            detail = self.tr("{done} of %n page(s) read", "", total).format(done=done)
             self._set_state(path, "ocr_reading", label=label, detail=detail)
             self._ocr_clock.setdefault(path, (time.monotonic(), done))
         elif status == "indexed":
@@ -379,7 +379,7 @@ class IngestPanel(QWidget):
                 "indexed",
                 kind="ocr",
                 label=self.tr("Added (read by OCR)"),
-                detail=self.tr("{n} pages read by OCR").format(n=total),
+                detail=self.tr("%n page(s) read by OCR", "", total),
             )
         elif status == "unreadable":
             self._set_state(
@@ -393,8 +393,8 @@ class IngestPanel(QWidget):
                 path,
                 "ocr_paused",
                 detail=self.tr(
-                    "Continues at the next start ({done} of {total} pages read)."
-                ).format(done=done, total=total),
+                    "Continues at the next start ({done} of %n page(s) read).", "", total
+                ).format(done=done),
             )
         if self._running or not self._ocr_running:
             return
@@ -431,7 +431,7 @@ class IngestPanel(QWidget):
                     job.chunks,
                     kind="ocr",
                     label=self.tr("Added (read by OCR)"),
-                    detail=self.tr("{n} passages").format(n=job.chunks),
+                    detail=self.tr("%n passage(s)", "", job.chunks),
                 )
             elif job.status == "unchanged":
                 self._set_state(job.path, "unchanged", kind="ocr")
@@ -470,7 +470,7 @@ class IngestPanel(QWidget):
         if not isinstance(fraction, float):
             bytes_done = float(getattr(progress, "bytes_done", 0) or 0)
             fraction = bytes_done / bytes_total if bytes_total else (done / total if total else 0)
-        parts = [self.tr("{done} of {total} files").format(done=done, total=total)]
+        parts = [self.tr("{done} of %n file(s)", "", total).format(done=done)]
         if bytes_total:
             parts.append(
                 self.tr("{done} of {total}").format(

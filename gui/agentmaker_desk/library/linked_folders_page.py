@@ -271,9 +271,9 @@ class LinkedFoldersPage(QWidget):
             return
         name = Path(progress.folder).name or progress.folder
         self.status_label.setText(
-            self.tr("Syncing “{name}”: {done} of {total} files looked at…").format(
-                name=name, done=progress.files_done, total=progress.files_total
-            )
+            self.tr(
+                "Syncing “{name}”: {done} of %n file(s) looked at…", "", progress.files_total
+            ).format(name=name, done=progress.files_done)
         )
 
     def _sync_finished(self, report: Any) -> None:

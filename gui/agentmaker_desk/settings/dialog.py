@@ -272,12 +272,12 @@ class SettingsDialog(QDialog):
         pending, failed = counts.get("pending", 0), counts.get("failed", 0)
         parts = []
         if pending:
-            parts.append(self.tr("{n} scanned documents are waiting to be read.").format(n=pending))
+            parts.append(self.tr("%n scanned document(s) are waiting to be read.", "", pending))
         if failed:
             parts.append(self.tr("{n} could not be read.").format(n=failed))
         done = counts.get("done", 0)
         if not parts:
-            parts.append(self.tr("{n} scanned documents were read.").format(n=done))
+            parts.append(self.tr("%n scanned document(s) were read.", "", done))
         self.ocr_status.setText(" ".join(parts))
         self.ocr_retry.setVisible(failed > 0)
 
@@ -439,10 +439,12 @@ class SettingsDialog(QDialog):
             self.embed_note.setText(
                 self.tr(
                     "Changing the embedding model re-computes the search vectors of all "
-                    "{n} passages in your library. This runs in the background after you "
+                    "%Ln passage(s) in your library. This runs in the background after you "
                     "save; you can keep reading meanwhile, and searching uses the new model "
-                    "when it is done."
-                ).format(n=f"{self._passage_count:,}")
+                    "when it is done.",
+                    "",
+                    self._passage_count,
+                )
             )
         else:
             self.embed_note.setText(
@@ -482,9 +484,27 @@ class SettingsDialog(QDialog):
         for server in servers:
             count = len(getattr(server, "models", []) or [])
             names.append(
-                self.tr("{kind} at {url} ({n} models)").format(
-                    kind=server.kind, url=server.base_url, n=count
+                self.tr("{kind} at {url} (%n model(s))", "", count).format(
+                    kind=server.kind, url=server.base_url
                 )
             )
         self.detect_label.setText("; ".join(names))
-        self._llm_kind_changed()
+        self._choose_found(servers)
+
+    def _choose_found(self, servers: list[Any]) -> None:
+        """Select what was found, unless a found server is already the choice: a person
+        who asked to look for a server wants to use it."""
+        kind = self.llm_kind.currentData()
+        server = self._servers.get(kind)
+        if server is None:
+            server = servers[0]
+            self.llm_url.clear()  # the found address replaces the old default
+            self.llm_model.setEditText("")
+            self._select(self.llm_kind, server.kind)  # runs _llm_kind_changed
+        else:
+            self._llm_kind_changed()
+        # Embedding models (nomic-embed-text, …) cannot write answers.
+        models = list(getattr(server, "models", []) or [])
+        chat = [m for m in models if "embed" not in m.lower()] or models
+        if chat and self.llm_model.currentText() not in chat:
+            self.llm_model.setEditText(chat[0])

@@ -111,7 +111,7 @@ class ActivityBar(QWidget):
                 self.tr("Reading scanned pages was paused; it continues at the next start.")
             )
         elif read:
-            self.message.emit(self.tr("{n} scanned documents were read by OCR.").format(n=read))
+            self.message.emit(self.tr("%n scanned document(s) were read by OCR.", "", read))
 
     def _sync_progress(self, progress: Any) -> None:
         if progress.action == "done":
@@ -120,13 +120,11 @@ class ActivityBar(QWidget):
         total = int(progress.files_total or 0) if progress.listing_done else 0
         self.update_activity(
             "sync",
-            self.tr("Syncing linked folders: {done} of {total} files").format(
-                done=progress.files_done, total=progress.files_total
-            )
+            self.tr(
+                "Syncing linked folders: {done} of %n file(s)", "", progress.files_total
+            ).format(done=progress.files_done)
             if progress.listing_done
-            else self.tr("Syncing linked folders: {done} files looked at").format(
-                done=progress.files_done
-            ),
+            else self.tr("Syncing linked folders: %n file(s) looked at", "", progress.files_done),
             int(progress.files_done or 0),
             total,
         )

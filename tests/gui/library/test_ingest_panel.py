@@ -22,7 +22,7 @@ def test_a_large_file_shows_its_passages_and_bytes_while_it_is_embedded(qtbot) -
     )
     assert panel.detail_of(book) == "440 of 880 passages"
     # half of the only file is done: the summary says so before the file ends
-    assert "0 of 1 files · 1.5 MB of 3.1 MB" in panel.summary_label.text()
+    assert "0 of 1 file · 1.5 MB of 3.1 MB" in panel.summary_label.text()
 
 
 def test_work_fraction_counts_the_embedded_part_of_the_current_file() -> None:
