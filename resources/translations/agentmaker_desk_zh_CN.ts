@@ -1116,6 +1116,49 @@ old-*.pdf</translation>
     </message>
 </context>
 <context>
+    <name>OpenFailedNotice</name>
+    <message>
+        <location filename="../../gui/agentmaker_desk/chat/open_original.py"/>
+        <source>Show in folder</source>
+        <translation>在文件夹中显示</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/chat/open_original.py"/>
+        <source>Open the folder that holds the file</source>
+        <translation>打开该文件所在的文件夹</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/chat/open_original.py"/>
+        <source>Copy path</source>
+        <translation>复制路径</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/chat/open_original.py"/>
+        <source>Copy the file&apos;s full path to the clipboard</source>
+        <translation>把文件的完整路径复制到剪贴板</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/chat/open_original.py"/>
+        <source>Close</source>
+        <translation>关闭</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/chat/open_original.py"/>
+        <source>“{name}” could not be opened: this computer has no application set up to open it. Show its folder, or copy its path to open it yourself.</source>
+        <translation>无法打开“{name}”：这台电脑上没有设置可以打开它的应用程序。可以显示它所在的文件夹，或复制它的路径自行打开。</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/chat/open_original.py"/>
+        <source>No file manager could be opened either. The folder is {folder}; its path was copied to the clipboard.</source>
+        <translation>也无法打开文件管理器。文件夹位于 {folder}，其路径已复制到剪贴板。</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/chat/open_original.py"/>
+        <source>The path of “{name}” was copied to the clipboard.</source>
+        <translation>“{name}”的路径已复制到剪贴板。</translation>
+    </message>
+</context>
+<context>
     <name>PasswordDialog</name>
     <message>
         <location filename="../../gui/agentmaker_desk/settings/password_dialog.py" line="29"/>

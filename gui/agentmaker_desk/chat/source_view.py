@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import Qt, QTimer, QUrl, Signal
-from PySide6.QtGui import QDesktopServices, QFont, QPalette, QTextCharFormat, QTextCursor
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QFont, QPalette, QTextCharFormat, QTextCursor
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from agentmaker_desk.chat.open_original import OpenFailedNotice, open_in_system
 from agentmaker_desk.chat.source_labels import heading_beside, place_text
 from agentmaker_desk.widgets.icons import icon
 
@@ -114,6 +115,7 @@ class SourceView(QWidget):
         self.open_button.setToolTip(self.tr("Open the document in its own application"))
         self.open_button.clicked.connect(self._open_original)
         self.open_button.setEnabled(False)
+        self.open_failed = OpenFailedNotice(self)
 
         self.text = QPlainTextEdit(self)
         self.text.setObjectName("sourceText")
@@ -133,6 +135,7 @@ class SourceView(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(top)
+        layout.addWidget(self.open_failed)
         layout.addWidget(self.note_label)
         layout.addWidget(self.text, 1)
 
@@ -155,6 +158,8 @@ class SourceView(QWidget):
         ``quotes`` are sentences the answer quoted: marked more strongly inside the passage."""
         content = getattr(chunk, "content", "") or ""
         metadata = getattr(chunk, "metadata", None) or {}
+        if (source_path or "") != self.open_failed.path:
+            self.open_failed.hide()  # the notice was about another file
         self._source_path = source_path or ""
         self.title_label.setText(title or Path(source_path).name or self.tr("(untitled)"))
         where = []
@@ -218,6 +223,7 @@ class SourceView(QWidget):
         self.location_label.clear()
         self.note_label.setVisible(False)
         self.open_button.setEnabled(False)
+        self.open_failed.hide()
         self.text.setExtraSelections([])
         self.text.clear()
 
@@ -276,4 +282,7 @@ class SourceView(QWidget):
     def _open_original(self) -> None:
         if self._source_path:
             self.openOriginalRequested.emit(self._source_path)
-            QDesktopServices.openUrl(QUrl.fromLocalFile(self._source_path))
+            if open_in_system(self._source_path):
+                self.open_failed.hide()
+            else:  # no launcher for it: nothing would happen without a word
+                self.open_failed.show_for(self._source_path)
