@@ -134,6 +134,9 @@ class MainWindow(WindowChat, QMainWindow):
         self.outer_splitter.addWidget(self.ingest_panel)
         self.outer_splitter.setSizes([600, 220])
         self.outer_splitter.setChildrenCollapsible(False)
+        # The import panel grows by dragging this handle: wide enough to find and grab.
+        self.outer_splitter.setHandleWidth(8)
+        self.outer_splitter.handle(1).setToolTip(self.tr("Drag to resize the list of files"))
         layout.addWidget(self.outer_splitter)
         self.setCentralWidget(central)
 
@@ -169,6 +172,9 @@ class MainWindow(WindowChat, QMainWindow):
         self.ingest_panel.retryRequested.connect(self.add_paths)
         self.ingest_panel.passwordRequested.connect(self.passwords.ask_for)
         self.ingest_panel.closeRequested.connect(lambda: self.ingest_panel.setVisible(False))
+        for button in (self.browser.failures_button, self.empty_view.failures_button):
+            self.ingest_panel.failuresChanged.connect(button.set_count)
+            button.clicked.connect(self.show_failures)
         self.link_offer.accepted.connect(self.link_folders)
         # Keyboard order follows the reading order: chats, the conversation, the question,
         # then the passage.
@@ -382,6 +388,11 @@ class MainWindow(WindowChat, QMainWindow):
     def _ingest_finished(self, report: Any) -> None:
         self.ingest_panel.finish(report)
         self.passwords.ingest_finished(report)
+
+    def show_failures(self) -> None:
+        """Show the import panel again with the files that could not be added selected."""
+        self.ingest_panel.setVisible(True)
+        self.ingest_panel.reveal_failures()
 
     def _ocr_started(self) -> None:
         self.ingest_panel.ocr_started()

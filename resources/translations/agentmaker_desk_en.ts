@@ -40,6 +40,17 @@
     </message>
 </context>
 <context>
+    <name>FailedFilesButton</name>
+    <message numerus="yes">
+        <location filename="../../gui/agentmaker_desk/widgets/failed_files_button.py"/>
+        <source>Files that could not be added (%n)</source>
+        <translation>
+            <numerusform>Files that could not be added (%n)</numerusform>
+            <numerusform>Files that could not be added (%n)</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>IngestPanel</name>
     <message numerus="yes">
         <location filename="../../gui/agentmaker_desk/library/ingest_panel.py"/>

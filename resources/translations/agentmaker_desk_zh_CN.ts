@@ -360,6 +360,21 @@
     </message>
 </context>
 <context>
+    <name>FailedFilesButton</name>
+    <message numerus="yes">
+        <location filename="../../gui/agentmaker_desk/widgets/failed_files_button.py"/>
+        <source>Files that could not be added (%n)</source>
+        <translation>
+            <numerusform>无法添加的文件（%n）</numerusform>
+        </translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/widgets/failed_files_button.py"/>
+        <source>Show the files that could not be added, and why</source>
+        <translation>显示无法添加的文件及原因</translation>
+    </message>
+</context>
+<context>
     <name>FolderLinks</name>
     <message>
         <location filename="../../gui/agentmaker_desk/bridge/folder_links.py" line="230"/>
@@ -679,6 +694,31 @@
         <translation>
             <numerusform>%v / %n 个文件</numerusform>
         </translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/library/ingest_panel.py"/>
+        <source>Adding files…</source>
+        <translation>正在添加文件…</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/library/ingest_panel.py"/>
+        <source>{title}: {summary}</source>
+        <translation>{title}：{summary}</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/library/ingest_panel.py"/>
+        <source>{time} · {text}</source>
+        <translation>{time} · {text}</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/library/ingest_panel.py"/>
+        <source>Tried again</source>
+        <translation>已重试</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/library/ingest_panel.py"/>
+        <source>Added again in a later batch; its newest row is above.</source>
+        <translation>已在之后的批次中再次添加；最新的一行在上方。</translation>
     </message>
 </context>
 <context>
@@ -1113,6 +1153,11 @@ old-*.pdf</translation>
         <translation>
             <numerusform>%Ln 个段落</numerusform>
         </translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/main_window.py"/>
+        <source>Drag to resize the list of files</source>
+        <translation>拖动以调整文件列表的大小</translation>
     </message>
 </context>
 <context>

@@ -28,6 +28,7 @@ from agentmaker_desk.library.chunk_tree_model import (
     Roles,
     document_title,
 )
+from agentmaker_desk.widgets.failed_files_button import FailedFilesButton
 
 # Re-exported so tests and callers can import the model from the browser module.
 __all__ = ["ChunkBrowser", "ChunkTreeModel"]
@@ -88,6 +89,8 @@ class ChunkBrowser(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.filter_edit)
+        self.failures_button = FailedFilesButton(self)  # the import panel's failures
+        layout.addWidget(self.failures_button)
         layout.addWidget(self.splitter, 1)
 
     # --- feeding ----------------------------------------------------------------

@@ -1,7 +1,9 @@
 """The ingestion panel: each file with its state, overall progress with ETA, Cancel, Retry.
 
-After a batch, scanned files wait for OCR ("Waiting for OCR"); while OCR reads them the
-panel follows it page by page, and its Cancel pauses OCR (the rest is read next time).
+Every batch keeps its own group of rows under its own summary (``ingest_history``), so
+earlier batches stay readable and their failures reachable. After a batch, scanned files
+wait for OCR ("Waiting for OCR"); while OCR reads them the panel follows it page by
+page, and its Cancel pauses OCR (the rest is read next time).
 """
 
 from __future__ import annotations
@@ -12,8 +14,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QColor
+from PySide6.QtCore import QLocale, Qt, QTime, Signal
+from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
@@ -28,12 +30,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from agentmaker_desk.library.ingest_history import BatchHistory
+
 _PATH_ROLE = Qt.ItemDataRole.UserRole + 1
 _STAGE_ROLE = Qt.ItemDataRole.UserRole + 2
 _KIND_ROLE = Qt.ItemDataRole.UserRole + 3
 _ERROR_COLOUR = QColor("#c62828")
-# Rows a new batch keeps: problems, and scans whose OCR is not over.
-_KEPT_STAGES = ("failed", "cancelled", "ocr_queued", "ocr_reading", "ocr_paused")
 
 
 def human_bytes(count: float) -> str:
@@ -53,6 +55,7 @@ class IngestPanel(QWidget):
     retryRequested = Signal(list)  # paths
     passwordRequested = Signal(str)  # path
     closeRequested = Signal()
+    failuresChanged = Signal(int)  # how many files could not be added (newest rows)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -63,6 +66,7 @@ class IngestPanel(QWidget):
         self._ocr_running = False
         self._ocr_enabled = True
         self._ocr_clock: dict[str, tuple[float, int]] = {}  # path → (first report, pages done)
+        self._failed_count = 0
 
         self.title_label = QLabel(self.tr("Adding files"), self)
         font = self.title_label.font()
@@ -97,7 +101,8 @@ class IngestPanel(QWidget):
         self.files.setAccessibleName(self.tr("Files being added"))
         self.files.setColumnCount(3)
         self.files.setHeaderLabels([self.tr("File"), self.tr("State"), self.tr("Details")])
-        self.files.setRootIsDecorated(False)
+        self.files.setRootIsDecorated(True)
+        self.history = BatchHistory(self.files, _STAGE_ROLE)
         self.files.setUniformRowHeights(True)
         self.files.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         self.files.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
@@ -125,10 +130,10 @@ class IngestPanel(QWidget):
     # --- batch lifecycle -----------------------------------------------------------
 
     def begin(self, paths: Iterable[str]) -> None:
-        """A new batch starts: rows for its files, earlier successes cleared."""
-        for path, item in list(self._items.items()):
-            if item.data(0, _STAGE_ROLE) not in _KEPT_STAGES:
-                self.files.takeTopLevelItem(self.files.indexOfTopLevelItem(item))
+        """A new batch starts: its own group of rows on top; earlier batches stay below."""
+        for item in self.history.start(self._heading(self.tr("Adding files…"))):
+            path = item.data(0, _PATH_ROLE)
+            if self._items.get(path) is item:
                 del self._items[path]
         self._started = time.monotonic()
         self._running = True
@@ -200,10 +205,14 @@ class IngestPanel(QWidget):
             parts.append(self.tr("{n} waiting for OCR").format(n=counts["ocr_queued"]))
         if counts["cancelled"] or getattr(report, "cancelled", False):
             parts.append(self.tr("{n} not added (cancelled)").format(n=counts["cancelled"]))
-        self.title_label.setText(
-            self.tr("Cancelled") if getattr(report, "cancelled", False) else self.tr("Done")
-        )
+        title = self.tr("Cancelled") if getattr(report, "cancelled", False) else self.tr("Done")
+        self.title_label.setText(title)
         self.summary_label.setText(", ".join(parts) + ".")
+        self.history.set_heading(
+            self._heading(
+                self.tr("{title}: {summary}").format(title=title, summary=", ".join(parts))
+            )
+        )
         self.cancel_button.setVisible(False)
         self.retry_button.setVisible(bool(self.failed_paths()))
         self._update_password_button()
@@ -218,6 +227,7 @@ class IngestPanel(QWidget):
         self.progress.setValue(0)
         self.title_label.setText(self.tr("Adding files failed"))
         self.summary_label.setText(message)
+        self.history.set_heading(self._heading(self.tr("Adding files failed")))
         self.cancel_button.setVisible(False)
         self.close_button.setVisible(True)
 
@@ -242,6 +252,30 @@ class IngestPanel(QWidget):
         item = self._items.get(str(path))
         return item.text(2) if item is not None else None
 
+    def batch_headings(self) -> list[str]:
+        """Each batch's summary line, newest first."""
+        return [group.text(0) for group in self.history.groups()]
+
+    def batch_files(self, index: int) -> list[str]:
+        """The paths of the rows of batch ``index`` (0 = newest)."""
+        group = self.history.groups()[index]
+        return [group.child(i).data(0, _PATH_ROLE) for i in range(group.childCount())]
+
+    def reveal_failures(self) -> None:
+        """Open the batches holding files that could not be added and select those rows."""
+        failed = [self._items[p] for p in self.failed_paths()]
+        self.files.clearSelection()
+        if failed:
+            self.files.setCurrentItem(failed[0])  # the keyboard starts there
+        for item in failed:
+            group = item.parent()
+            if group is not None:
+                group.setExpanded(True)
+            item.setSelected(True)
+        if failed:
+            self.files.scrollToItem(failed[0])
+            self.files.setFocus()
+
     def failed_paths(self, kind: str | None = None) -> list[str]:
         """Paths whose last state is failed (optionally only of one error kind)."""
         return [
@@ -253,16 +287,39 @@ class IngestPanel(QWidget):
 
     # --- internals --------------------------------------------------------------
 
-    def _row(self, path: str) -> QTreeWidgetItem:
+    def _heading(self, text: str) -> str:
+        now = QLocale().toString(QTime.currentTime(), QLocale.FormatType.ShortFormat)
+        return self.tr("{time} · {text}").format(time=now, text=text)
+
+    def _row(self, path: str, *, in_batch: bool = True) -> QTreeWidgetItem:
+        """The row of ``path``: in the current batch (``in_batch``), else its newest row."""
         item = self._items.get(path)
-        if item is None:
-            item = QTreeWidgetItem([Path(path).name or path, self.tr("Waiting"), ""])
-            item.setData(0, _PATH_ROLE, path)
-            item.setData(0, _STAGE_ROLE, "queued")
-            item.setToolTip(0, f"<p>{html.escape(path)}</p>")  # tooltips guess rich text
-            self.files.addTopLevelItem(item)
-            self._items[path] = item
+        if item is not None and (not in_batch or item.parent() is self.history.current):
+            return item
+        if item is not None:  # added again: its older row is history now
+            self._supersede(item)
+        group = self.history.ensure_current(lambda: self._heading(self.tr("Adding files")))
+        item = QTreeWidgetItem([Path(path).name or path, self.tr("Waiting"), ""])
+        item.setData(0, _PATH_ROLE, path)
+        item.setData(0, _STAGE_ROLE, "queued")
+        item.setToolTip(0, f"<p>{html.escape(path)}</p>")  # tooltips guess rich text
+        group.addChild(item)
+        self._items[path] = item
         return item
+
+    def _supersede(self, item: QTreeWidgetItem) -> None:
+        item.setData(0, _STAGE_ROLE, "superseded")
+        item.setText(1, self.tr("Tried again"))
+        item.setToolTip(1, self.tr("Added again in a later batch; its newest row is above."))
+        dim = self.palette().color(QPalette.ColorRole.PlaceholderText)
+        for column in range(3):
+            item.setForeground(column, dim)
+
+    def _count_failures(self) -> None:
+        count = len(self.failed_paths())
+        if count != self._failed_count:
+            self._failed_count = count
+            self.failuresChanged.emit(count)
 
     def _set_state(
         self,
@@ -274,8 +331,9 @@ class IngestPanel(QWidget):
         *,
         label: str | None = None,
         detail: str | None = None,
+        in_batch: bool = True,
     ) -> None:
-        item = self._row(path)
+        item = self._row(path, in_batch=in_batch)
         labels = {
             "queued": self.tr("Waiting"),
             "reading": self.tr("Reading…"),
@@ -298,6 +356,7 @@ class IngestPanel(QWidget):
             item.setToolTip(2, f"<p>{html.escape(detail)}</p>")
             for column in range(3):
                 item.setForeground(column, _ERROR_COLOUR)
+            self._count_failures()
             return
         if detail is None:
             if stage == "indexed":
@@ -315,6 +374,7 @@ class IngestPanel(QWidget):
             item.setToolTip(2, f"<p>{html.escape(detail)}</p>" if detail else "")
         for column in range(3):
             item.setData(column, Qt.ItemDataRole.ForegroundRole, None)
+        self._count_failures()
 
     def _ask_password(self) -> None:
         """The "Enter password…" button: the selected locked file, else the first one."""
@@ -329,12 +389,17 @@ class IngestPanel(QWidget):
 
     # --- OCR (scanned pages, read after the batch) --------------------------------
 
+    def _set_ocr_state(self, path: str, stage: str, *args: Any, **kwargs: Any) -> None:
+        # OCR reports come after the batch that found the scan: they update its row
+        # wherever it is, never start a row in a later batch.
+        self._set_state(path, stage, *args, in_batch=False, **kwargs)
+
     def set_ocr_enabled(self, enabled: bool) -> None:
         """Whether OCR is on (rows of waiting scans say so when it is off)."""
         self._ocr_enabled = bool(enabled)
         for path, item in self._items.items():
             if item.data(0, _STAGE_ROLE) == "ocr_queued":
-                self._set_state(path, "ocr_queued")
+                self._set_ocr_state(path, "ocr_queued")
 
     @property
     def ocr_running(self) -> bool:
@@ -371,10 +436,10 @@ class IngestPanel(QWidget):
             else:
                 label = self.tr("Indexing…")
             detail = self.tr("{done} of %n page(s) read", "", total).format(done=done)
-            self._set_state(path, "ocr_reading", label=label, detail=detail)
+            self._set_ocr_state(path, "ocr_reading", label=label, detail=detail)
             self._ocr_clock.setdefault(path, (time.monotonic(), done))
         elif status == "indexed":
-            self._set_state(
+            self._set_ocr_state(
                 path,
                 "indexed",
                 kind="ocr",
@@ -382,14 +447,14 @@ class IngestPanel(QWidget):
                 detail=self.tr("%n page(s) read by OCR", "", total),
             )
         elif status == "unreadable":
-            self._set_state(
+            self._set_ocr_state(
                 path, "failed", error=progress.error, kind="ocr_unreadable",
                 label=self.tr("No readable text"),
             )  # fmt: skip
         elif status == "failed":
-            self._set_state(path, "failed", error=progress.error, kind="ocr_failed")
+            self._set_ocr_state(path, "failed", error=progress.error, kind="ocr_failed")
         elif status == "cancelled":
-            self._set_state(
+            self._set_ocr_state(
                 path,
                 "ocr_paused",
                 detail=self.tr(
@@ -425,7 +490,7 @@ class IngestPanel(QWidget):
         for job in getattr(report, "jobs", []) or []:
             counts[job.status] = counts.get(job.status, 0) + 1
             if job.status == "indexed":
-                self._set_state(
+                self._set_ocr_state(
                     job.path,
                     "indexed",
                     job.chunks,
@@ -434,7 +499,7 @@ class IngestPanel(QWidget):
                     detail=self.tr("%n passage(s)", "", job.chunks),
                 )
             elif job.status == "unchanged":
-                self._set_state(job.path, "unchanged", kind="ocr")
+                self._set_ocr_state(job.path, "unchanged", kind="ocr")
         if self._running:
             return  # the batch running meanwhile owns the header
         self.cancel_button.setVisible(False)

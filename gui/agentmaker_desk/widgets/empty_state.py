@@ -6,6 +6,7 @@ from PySide6.QtCore import QSize, Qt, Signal
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
+from agentmaker_desk.widgets.failed_files_button import FailedFilesButton
 from agentmaker_desk.widgets.icons import icon
 
 
@@ -71,4 +72,7 @@ class EmptyLibraryView(QFrame):
         layout.addLayout(buttons)
         layout.addSpacing(12)
         layout.addWidget(self.hint)
+        # Every file of a batch may have failed: the library is still empty then.
+        self.failures_button = FailedFilesButton(self)
+        layout.addWidget(self.failures_button, 0, Qt.AlignmentFlag.AlignCenter)
         layout.addStretch(3)

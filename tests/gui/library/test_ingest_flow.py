@@ -153,7 +153,7 @@ def test_encrypted_pdf_asks_for_its_password_and_retries(desk, qloop, bad_dir: P
     qloop.until(lambda: not desk.bridge.tasks)
     # nothing opened by itself (it would take the keyboard from a question being typed)
     assert dialog() is None
-    assert "need a password" in desk.statusBar().currentMessage()
+    assert "1 file needs a password" in desk.statusBar().currentMessage()
     button = desk.ingest_panel.password_button
     assert button.isVisibleTo(desk)
     button.click()
