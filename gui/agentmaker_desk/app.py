@@ -33,6 +33,7 @@ from agentmaker_desk.settings.settings import (
     default_library_path,
 )
 from agentmaker_desk.single_instance import SingleInstance, ask_running_instance
+from agentmaker_desk.theme import apply_theme
 from agentmaker_desk.widgets.icons import icon
 
 log = logging.getLogger("agentmaker_desk")
@@ -103,6 +104,7 @@ class DeskApp:
         self.store = store
         self.keys = keys
         self.bridge = EngineBridge(embedder=embedder, keys=keys, read_in_process=True)
+        apply_theme(store.load().theme)  # before the first window paints
         self.window = self._new_window()
 
     def _new_window(self) -> MainWindow:

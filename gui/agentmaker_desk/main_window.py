@@ -35,6 +35,7 @@ from agentmaker_desk.library.link_offer import LinkOffer
 from agentmaker_desk.settings.dialog import SettingsDialog
 from agentmaker_desk.settings.password_flow import PasswordFlow
 from agentmaker_desk.settings.settings import ApiKeyStore, DeskSettings, SettingsStore
+from agentmaker_desk.theme import apply_theme
 from agentmaker_desk.widgets.activity_bar import ActivityBar
 from agentmaker_desk.widgets.drop_overlay import DropOverlay
 from agentmaker_desk.widgets.empty_state import EmptyLibraryView
@@ -494,6 +495,8 @@ class MainWindow(WindowChat, QMainWindow):
         ) != (old.embedder.kind, old.embedder.base_url, old.embedder.model)
         if embedder_changed and self.bridge.library is not None:
             self.bridge.spawn(self._reembed(settings), "reembed")
+        if settings.theme != old.theme:
+            apply_theme(settings.theme)  # every window repaints at once
         if settings.language != old.language:
             self.languageChangeRequested.emit(settings.language)
 

@@ -3,7 +3,7 @@
 Uses a throw-away library of a few sample documents, the real ingestion pipeline and
 the real widgets. The streamed answers in the screenshots are scripted ones (no
 language model is reachable offline); everything else is what a person would see.
-The chat is rendered at 1366×768 in a light and a dark palette.
+The chat is rendered at 1366×768 in the light and the dark theme.
 """
 
 from __future__ import annotations
@@ -15,13 +15,15 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QCoreApplication
-from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QApplication, QWidget
 
 from agentmaker_desk.bridge.bridge import EngineBridge
 from agentmaker_desk.i18n import install_language
 from agentmaker_desk.main_window import MainWindow
 from agentmaker_desk.settings.settings import ApiKeyStore, SettingsStore
+from agentmaker_desk.theme import apply_theme, dark_palette
+
+__all__ = ["dark_palette", "render_screenshots"]
 
 SAMPLES = {
     "Tenancy agreement.md": """# Tenancy agreement
@@ -96,38 +98,6 @@ FOLLOW_UP_ANSWER_ZH = "房东负责暖气、水管和电路的维修；租客负
 FOLLOW_UP_QUERY_ZH = "租房 维修 房东 租客 责任"
 #: The size of a common laptop screen: the chat must be readable there.
 LAPTOP = (1366, 768)
-
-
-def dark_palette() -> QPalette:
-    """A dark palette (the screenshots' dark theme; the app follows the system's)."""
-    pal = QPalette()
-    colours = {
-        QPalette.ColorRole.Window: "#202124",
-        QPalette.ColorRole.WindowText: "#e8eaed",
-        QPalette.ColorRole.Base: "#17181a",
-        QPalette.ColorRole.AlternateBase: "#2d2f33",
-        QPalette.ColorRole.Text: "#e8eaed",
-        QPalette.ColorRole.Button: "#2d2f33",
-        QPalette.ColorRole.ButtonText: "#e8eaed",
-        QPalette.ColorRole.Highlight: "#3b6fb6",
-        QPalette.ColorRole.HighlightedText: "#ffffff",
-        QPalette.ColorRole.Link: "#8ab4f8",
-        QPalette.ColorRole.PlaceholderText: "#9aa0a6",
-        QPalette.ColorRole.ToolTipBase: "#2d2f33",
-        QPalette.ColorRole.ToolTipText: "#e8eaed",
-        QPalette.ColorRole.Mid: "#3c4043",
-        QPalette.ColorRole.Dark: "#111214",
-        QPalette.ColorRole.Light: "#3c4043",
-    }
-    for role, colour in colours.items():
-        pal.setColor(role, QColor(colour))
-    for role in (
-        QPalette.ColorRole.Text,
-        QPalette.ColorRole.ButtonText,
-        QPalette.ColorRole.WindowText,
-    ):
-        pal.setColor(QPalette.ColorGroup.Disabled, role, QColor("#6f7378"))
-    return pal
 
 
 def _grab(widget: QWidget, path: Path) -> Path:
@@ -289,10 +259,7 @@ async def _render_language(tmp: Path, out: Path, lang: str, embedder: Any) -> li
 
 async def _render_dark(tmp: Path, path: Path, embedder: Any, chat_id: str | None) -> Path:
     """The same chat, reopened in a new window with a dark palette."""
-    app = QApplication.instance()
-    assert isinstance(app, QApplication)
-    light = app.palette()
-    app.setPalette(dark_palette())
+    apply_theme("dark")  # as Settings › Interface › Theme › Dark does
     try:
         bridge = EngineBridge(embedder=embedder, keys=ApiKeyStore(), read_in_process=True)
         window = MainWindow(bridge, SettingsStore(tmp / "settings.ini"), ApiKeyStore())
@@ -310,7 +277,7 @@ async def _render_dark(tmp: Path, path: Path, embedder: Any, chat_id: str | None
         window.deleteLater()
         await _pause()
     finally:
-        app.setPalette(light)
+        apply_theme("system")
     return shot
 
 

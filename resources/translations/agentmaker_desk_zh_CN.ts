@@ -1573,6 +1573,21 @@ old-*.pdf</translation>
             <numerusform>{kind}：{url}（%n 个模型）</numerusform>
         </translation>
     </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/settings/dialog.py"/>
+        <source>Theme</source>
+        <translation>主题</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/settings/dialog.py"/>
+        <source>Light</source>
+        <translation>浅色</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/settings/dialog.py"/>
+        <source>Dark</source>
+        <translation>深色</translation>
+    </message>
 </context>
 <context>
     <name>SourceView</name>

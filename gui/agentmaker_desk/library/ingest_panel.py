@@ -14,8 +14,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QLocale, Qt, QTime, Signal
-from PySide6.QtGui import QColor, QPalette
+from PySide6.QtCore import QEvent, QLocale, Qt, QTime, Signal
+from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
@@ -31,11 +31,11 @@ from PySide6.QtWidgets import (
 )
 
 from agentmaker_desk.library.ingest_history import BatchHistory
+from agentmaker_desk.theme import error_colour
 
 _PATH_ROLE = Qt.ItemDataRole.UserRole + 1
 _STAGE_ROLE = Qt.ItemDataRole.UserRole + 2
 _KIND_ROLE = Qt.ItemDataRole.UserRole + 3
-_ERROR_COLOUR = QColor("#c62828")
 
 
 def human_bytes(count: float) -> str:
@@ -355,7 +355,7 @@ class IngestPanel(QWidget):
             item.setText(2, detail)
             item.setToolTip(2, f"<p>{html.escape(detail)}</p>")
             for column in range(3):
-                item.setForeground(column, _ERROR_COLOUR)
+                item.setForeground(column, error_colour(self.palette()))
             self._count_failures()
             return
         if detail is None:
@@ -375,6 +375,16 @@ class IngestPanel(QWidget):
         for column in range(3):
             item.setData(column, Qt.ItemDataRole.ForegroundRole, None)
         self._count_failures()
+
+    def changeEvent(self, event: QEvent) -> None:
+        """Another theme: failed rows take the red that reads on it."""
+        if event.type() == QEvent.Type.PaletteChange:
+            red = error_colour(self.palette())
+            for item in self._items.values():
+                if item.data(0, _STAGE_ROLE) == "failed":
+                    for column in range(3):
+                        item.setForeground(column, red)
+        super().changeEvent(event)
 
     def _ask_password(self) -> None:
         """The "Enter password…" button: the selected locked file, else the first one."""

@@ -290,6 +290,15 @@ class SettingsDialog(QDialog):
         for code, name in LANGUAGES:
             self.language.addItem(name, code)
         form.addRow(self.tr("Language"), self.language)
+        self.theme = QComboBox(page)
+        self.theme.setObjectName("theme")
+        for code, label in (
+            ("system", self.tr("Same as the system")),
+            ("light", self.tr("Light")),
+            ("dark", self.tr("Dark")),
+        ):
+            self.theme.addItem(label, code)
+        form.addRow(self.tr("Theme"), self.theme)
         return page
 
     # --- loading and saving ---------------------------------------------------------
@@ -315,6 +324,7 @@ class SettingsDialog(QDialog):
         self.heading_context.setChecked(r.heading_context)
         self.ocr_check.setChecked(settings.ocr)
         self._select(self.language, settings.language)
+        self._select(self.theme, settings.theme)
         self._llm_kind_changed()
         self._embedder_changed()
 
@@ -338,7 +348,9 @@ class SettingsDialog(QDialog):
             ),
             language=self.language.currentData(),
             last_library=self._original.last_library,
+            last_folder=self._original.last_folder,
             ocr=self.ocr_check.isChecked(),
+            theme=self.theme.currentData(),
         )
 
     def _embedder_choice(self) -> ModelChoice:

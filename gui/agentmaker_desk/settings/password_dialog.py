@@ -19,6 +19,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from agentmaker_desk.theme import error_colour
+
 
 class PasswordDialog(QDialog):
     """ "<file> is protected by a password" with a password field."""
@@ -38,7 +40,7 @@ class PasswordDialog(QDialog):
         )
         self.error_label = QLabel(self.tr("That password did not open the file. Try again."))
         self.error_label.setObjectName("passwordError")
-        self.error_label.setStyleSheet("color: #c62828;")
+        self.error_label.setStyleSheet(f"color: {error_colour(self.palette()).name()};")
         self.error_label.setVisible(wrong)
         self.password_edit = QLineEdit(self)
         self.password_edit.setEchoMode(QLineEdit.EchoMode.Password)

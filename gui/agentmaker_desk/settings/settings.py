@@ -96,6 +96,7 @@ class DeskSettings:
     last_library: str = ""
     last_folder: str = ""  # where "Add files…" last picked from (file dialogs open there)
     ocr: bool = True  # read scanned pages and pictures
+    theme: str = "system"  # "system", "light" or "dark"
 
 
 def _bool(value: object, default: bool) -> bool:
@@ -150,6 +151,7 @@ class SettingsStore:
             last_library=str(s.value("library/last", "")),
             last_folder=str(s.value("library/last-folder", "")),
             ocr=_bool(s.value("documents/ocr"), True),
+            theme=str(s.value("ui/theme", "system")),
         )
 
     def save(self, settings: DeskSettings) -> None:
@@ -172,6 +174,7 @@ class SettingsStore:
         s.setValue("library/last", settings.last_library)
         s.setValue("library/last-folder", settings.last_folder)
         s.setValue("documents/ocr", settings.ocr)
+        s.setValue("ui/theme", settings.theme)
         s.sync()
 
     def window_state(self) -> dict[str, QByteArray]:

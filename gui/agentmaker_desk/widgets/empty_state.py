@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QSize, Qt, Signal
-from PySide6.QtGui import QPalette
+from PySide6.QtCore import QRectF, QSize, Qt, Signal
+from PySide6.QtGui import QPainter, QPaintEvent, QPalette, QPen
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from agentmaker_desk.widgets.failed_files_button import FailedFilesButton
@@ -19,9 +19,7 @@ class EmptyLibraryView(QFrame):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("emptyLibrary")
-        self.setFrameShape(QFrame.Shape.StyledPanel)
-        colour = self.palette().color(QPalette.ColorRole.Mid).name()
-        self.setStyleSheet(f"#emptyLibrary {{ border: 2px dashed {colour}; border-radius: 12px; }}")
+        self.setFrameShape(QFrame.Shape.NoFrame)
         picture = QLabel(self)
         picture.setPixmap(icon("app").pixmap(QSize(96, 96)))
         picture.setAlignment(Qt.AlignmentFlag.AlignCenter)
@@ -76,3 +74,12 @@ class EmptyLibraryView(QFrame):
         self.failures_button = FailedFilesButton(self)
         layout.addWidget(self.failures_button, 0, Qt.AlignmentFlag.AlignCenter)
         layout.addStretch(3)
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        # Painted, not a style sheet: a style sheet freezes the palette of every child
+        # here, and the headline stayed black on a dark theme.
+        painter = QPainter(self)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        pen = QPen(self.palette().color(QPalette.ColorRole.Mid), 2, Qt.PenStyle.DashLine)
+        painter.setPen(pen)
+        painter.drawRoundedRect(QRectF(self.rect()).adjusted(1, 1, -1, -1), 12, 12)

@@ -4,10 +4,10 @@ failures after it was hidden (shown in the library view and the empty library)."
 from __future__ import annotations
 
 from PySide6.QtCore import QEvent
-from PySide6.QtGui import QColor, QPalette
-from PySide6.QtWidgets import QPushButton, QWidget
+from PySide6.QtGui import QPalette
+from PySide6.QtWidgets import QApplication, QPushButton, QWidget
 
-_ERROR_COLOUR = "#c62828"
+from agentmaker_desk.theme import error_colour
 
 
 class FailedFilesButton(QPushButton):
@@ -37,12 +37,17 @@ class FailedFilesButton(QPushButton):
         self.setText(self.tr("Files that could not be added (%n)", "", self._count))
 
     def _colour(self) -> None:
-        palette = self.palette()
-        palette.setColor(QPalette.ColorRole.ButtonText, QColor(_ERROR_COLOUR))
+        # From the application palette: this widget's own carries the red it set.
+        palette = QPalette(QApplication.palette(self))
+        palette.setColor(QPalette.ColorRole.ButtonText, error_colour(palette))
         self.setPalette(palette)
 
     def changeEvent(self, event: QEvent) -> None:
         if event.type() == QEvent.Type.LanguageChange:
             self._retranslate()
             self.setToolTip(self.tr("Show the files that could not be added, and why"))
+        elif event.type() == QEvent.Type.PaletteChange:  # another theme
+            wanted = error_colour(QApplication.palette(self))
+            if self.palette().color(QPalette.ColorRole.ButtonText) != wanted:
+                self._colour()  # (equal afterwards: no second round)
         super().changeEvent(event)
