@@ -22,7 +22,7 @@ import qasync
 from PySide6.QtCore import QCoreApplication, Qt
 from PySide6.QtWidgets import QApplication, QMessageBox
 
-from agentmaker_desk import __version__
+from agentmaker_desk import __version__, window_carry
 from agentmaker_desk.bridge.bridge import EngineBridge
 from agentmaker_desk.gc_guard import GuiThreadCollector
 from agentmaker_desk.i18n import install_language
@@ -112,8 +112,13 @@ class DeskApp:
         window.languageChangeRequested.connect(self.switch_language)
         return window
 
-    def switch_language(self, language: str) -> None:
-        """Apply another interface language by rebuilding the window (not while busy)."""
+    def switch_language(self, language: str) -> Any:
+        """Apply another interface language by rebuilding the window (not while busy).
+
+        The new window shows what the old one did (``window_carry``): the chat and its
+        answers, the passage, the draft question, the import panel and the sync offer.
+        Returns the task reopening the chat (None when there is none).
+        """
         if self.bridge.busy:
             self.window.statusBar().showMessage(
                 QCoreApplication.translate(
@@ -121,15 +126,18 @@ class DeskApp:
                 ),
                 10_000,
             )
-            return
-        install_language(language)
+            return None
         old = self.window
+        carried = window_carry.capture(old)
+        install_language(language)
         old.save_window_state()  # the new window starts with the same layout
         self.window = self._new_window()
         self.window.setGeometry(old.geometry())
+        reopened = window_carry.restore(self.window, carried)
         self.window.show()
         old.close()
         old.deleteLater()
+        return reopened
 
     def bring_forward(self) -> None:
         """Another launch asked for this library: show the window on top."""

@@ -94,6 +94,11 @@
             <numerusform>正在同步关联文件夹：已检查 %n 个文件</numerusform>
         </translation>
     </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/widgets/activity_bar.py"/>
+        <source>, </source>
+        <translation>，</translation>
+    </message>
 </context>
 <context>
     <name>App</name>
@@ -719,6 +724,16 @@
         <location filename="../../gui/agentmaker_desk/library/ingest_panel.py"/>
         <source>Added again in a later batch; its newest row is above.</source>
         <translation>已在之后的批次中再次添加；最新的一行在上方。</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/library/ingest_panel.py"/>
+        <source>, </source>
+        <translation>，</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/library/ingest_panel.py"/>
+        <source>{summary}.</source>
+        <translation>{summary}。</translation>
     </message>
 </context>
 <context>

@@ -95,6 +95,7 @@ class SourceView(QWidget):
         self._span: PassageSpan | None = None
         self._quotes: list[tuple[int, int]] = []  # quoted sentences (UTF-16 offsets)
         self._shown_key: tuple[str, int, int] | None = None
+        self.shown: dict[str, Any] | None = None
 
         self.title_label = QLabel(self)
         self.title_label.setTextFormat(Qt.TextFormat.PlainText)  # titles are untrusted text
@@ -156,6 +157,15 @@ class SourceView(QWidget):
 
         ``note`` is shown above the text (e.g. why only the quoted passage is shown);
         ``quotes`` are sentences the answer quoted: marked more strongly inside the passage."""
+        self.shown = {  # what a window rebuilt in another language shows again
+            "title": title,
+            "source_path": source_path,
+            "document_text": document_text,
+            "chunk": chunk,
+            "doc_id": doc_id,
+            "note": note,
+            "quotes": tuple(quotes),
+        }
         content = getattr(chunk, "content", "") or ""
         metadata = getattr(chunk, "metadata", None) or {}
         if (source_path or "") != self.open_failed.path:
@@ -219,6 +229,7 @@ class SourceView(QWidget):
         self._quotes = []
         self._shown_key = None
         self._source_path = ""
+        self.shown = None
         self.title_label.clear()
         self.location_label.clear()
         self.note_label.setVisible(False)

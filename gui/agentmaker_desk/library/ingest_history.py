@@ -38,16 +38,17 @@ class BatchHistory:
         """The batch groups, newest first."""
         return [self._tree.topLevelItem(i) for i in range(self._tree.topLevelItemCount())]
 
-    def start(self, heading: str) -> list[QTreeWidgetItem]:
+    def start(self, heading: str, *, started: float | None = None) -> list[QTreeWidgetItem]:
         """A new batch: a new expanded group on top, older groups collapsed.
 
-        Returns the rows of groups dropped beyond the limit (the caller forgets them).
+        ``started`` (seconds since the epoch) defaults to now. Returns the rows of groups
+        dropped beyond the limit (the caller forgets them).
         """
         for group in self.groups():
             group.setExpanded(False)
         group = QTreeWidgetItem([heading])
         group.setData(0, self._stage_role, BATCH_STAGE)
-        group.setData(0, Qt.ItemDataRole.UserRole + 10, time.time())
+        group.setData(0, Qt.ItemDataRole.UserRole + 10, started or time.time())
         font = QFont(group.font(0))
         font.setBold(True)
         group.setFont(0, font)

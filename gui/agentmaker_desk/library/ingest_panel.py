@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QEvent, QLocale, Qt, QTime, Signal
+from PySide6.QtCore import QDateTime, QEvent, QLocale, Qt, Signal
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -36,6 +36,9 @@ from agentmaker_desk.theme import error_colour
 _PATH_ROLE = Qt.ItemDataRole.UserRole + 1
 _STAGE_ROLE = Qt.ItemDataRole.UserRole + 2
 _KIND_ROLE = Qt.ItemDataRole.UserRole + 3
+_CHUNKS_ROLE = Qt.ItemDataRole.UserRole + 4
+_ERROR_ROLE = Qt.ItemDataRole.UserRole + 5
+_OUTCOME_ROLE = Qt.ItemDataRole.UserRole + 6
 
 
 def human_bytes(count: float) -> str:
@@ -192,27 +195,52 @@ class IngestPanel(QWidget):
                 getattr(outcome, "error", None),
                 getattr(outcome, "error_kind", None),
             )
+        cancelled = bool(getattr(report, "cancelled", False))
+        self.show_outcome({"state": "cancelled" if cancelled else "done", "counts": counts})
+
+    def show_outcome(self, outcome: dict[str, Any], group: QTreeWidgetItem | None = None) -> None:
+        """Show how a batch ended: on its group row, and in the header for the newest.
+
+        ``outcome`` is ``{"state": "done"|"cancelled", "counts": {...}}`` or
+        ``{"state": "failed", "message": ...}``; kept on the group, so the texts can be
+        written again in another language.
+        """
+        group = group or self.history.current
+        if group is not None:
+            group.setData(0, _OUTCOME_ROLE, outcome)
+        if outcome.get("state") == "failed":
+            self.history.set_heading(self._heading(self.tr("Adding files failed"), group), group)
+            if group is self.history.current:
+                self.progress.setRange(0, 1)
+                self.progress.setValue(0)
+                self.title_label.setText(self.tr("Adding files failed"))
+                self.summary_label.setText(str(outcome.get("message", "")))
+                self.cancel_button.setVisible(False)
+                self.close_button.setVisible(True)
+            return
+        counts = outcome.get("counts", {})
+        cancelled = outcome.get("state") == "cancelled"
+        parts = [self.tr("{n} added").format(n=counts.get("indexed", 0))]
+        if counts.get("unchanged"):
+            parts.append(self.tr("{n} already up to date").format(n=counts["unchanged"]))
+        if counts.get("failed"):
+            parts.append(self.tr("{n} could not be read").format(n=counts["failed"]))
+        if counts.get("ocr_queued"):
+            parts.append(self.tr("{n} waiting for OCR").format(n=counts["ocr_queued"]))
+        if counts.get("cancelled") or cancelled:
+            parts.append(self.tr("{n} not added (cancelled)").format(n=counts.get("cancelled", 0)))
+        title = self.tr("Cancelled") if cancelled else self.tr("Done")
+        joined = self.tr(", ").join(parts)  # Chinese lists take "，"
+        summary = self.tr("{title}: {summary}").format(title=title, summary=joined)
+        self.history.set_heading(self._heading(summary, group), group)
+        if group is not self.history.current:
+            return
         total = sum(counts.values())
         self.progress.setRange(0, max(total, 1))
-        self.progress.setValue(total - counts["cancelled"])
+        self.progress.setValue(total - counts.get("cancelled", 0))
         self.progress.setFormat(self.tr("%v of %n file(s)", "", total))
-        parts = [self.tr("{n} added").format(n=counts["indexed"])]
-        if counts["unchanged"]:
-            parts.append(self.tr("{n} already up to date").format(n=counts["unchanged"]))
-        if counts["failed"]:
-            parts.append(self.tr("{n} could not be read").format(n=counts["failed"]))
-        if counts["ocr_queued"]:
-            parts.append(self.tr("{n} waiting for OCR").format(n=counts["ocr_queued"]))
-        if counts["cancelled"] or getattr(report, "cancelled", False):
-            parts.append(self.tr("{n} not added (cancelled)").format(n=counts["cancelled"]))
-        title = self.tr("Cancelled") if getattr(report, "cancelled", False) else self.tr("Done")
         self.title_label.setText(title)
-        self.summary_label.setText(", ".join(parts) + ".")
-        self.history.set_heading(
-            self._heading(
-                self.tr("{title}: {summary}").format(title=title, summary=", ".join(parts))
-            )
-        )
+        self.summary_label.setText(self.tr("{summary}.").format(summary=joined))
         self.cancel_button.setVisible(False)
         self.retry_button.setVisible(bool(self.failed_paths()))
         self._update_password_button()
@@ -223,13 +251,7 @@ class IngestPanel(QWidget):
     def fail(self, message: str) -> None:
         """The whole batch failed (e.g. the library could not be written)."""
         self._running = False
-        self.progress.setRange(0, 1)
-        self.progress.setValue(0)
-        self.title_label.setText(self.tr("Adding files failed"))
-        self.summary_label.setText(message)
-        self.history.set_heading(self._heading(self.tr("Adding files failed")))
-        self.cancel_button.setVisible(False)
-        self.close_button.setVisible(True)
+        self.show_outcome({"state": "failed", "message": message})
 
     # --- reading back ---------------------------------------------------------
 
@@ -285,11 +307,76 @@ class IngestPanel(QWidget):
             and (kind is None or item.data(0, _KIND_ROLE) == kind)
         ]
 
+    # --- carried over to a window rebuilt in another language ----------------------
+
+    def snapshot(self) -> list[dict[str, Any]]:
+        """The batches (newest first) as plain data: when each started, how it ended,
+        and each row's state, so :meth:`restore` can write them in another language."""
+        batches = []
+        for group in self.history.groups():
+            rows = []
+            for i in range(group.childCount()):
+                row = group.child(i)
+                rows.append(
+                    {
+                        "path": row.data(0, _PATH_ROLE),
+                        "stage": row.data(0, _STAGE_ROLE),
+                        "chunks": row.data(0, _CHUNKS_ROLE) or 0,
+                        "error": row.data(0, _ERROR_ROLE),
+                        "kind": row.data(0, _KIND_ROLE),
+                    }
+                )
+            batches.append(
+                {
+                    "started": self.history.started_at(group),
+                    "outcome": group.data(0, _OUTCOME_ROLE),
+                    "rows": rows,
+                }
+            )
+        return batches
+
+    def restore(self, batches: list[dict[str, Any]]) -> None:
+        """Rebuild the batches of :meth:`snapshot` (texts in the current language)."""
+        ocr_labels = {
+            ("indexed", "ocr"): self.tr("Added (read by OCR)"),
+            ("failed", "ocr_unreadable"): self.tr("No readable text"),
+        }
+        for batch in reversed(batches):  # oldest first: newer rows supersede older ones
+            self.history.start("", started=batch["started"])
+            for row in batch["rows"]:
+                stage = row["stage"]
+                if stage == "superseded":
+                    stage = "failed" if row["error"] else "indexed"
+                elif stage == "ocr_reading":
+                    stage = "ocr_queued"  # the OCR runner's next report says more
+                self._set_state(
+                    row["path"],
+                    stage,
+                    row["chunks"],
+                    row["error"],
+                    row["kind"],
+                    label=ocr_labels.get((stage, row["kind"])),
+                )
+            outcome = batch["outcome"]
+            if outcome:
+                self.show_outcome(outcome)
+            else:
+                self.history.set_heading(
+                    self._heading(self.tr("Adding files"), self.history.current)
+                )
+        self.retry_button.setVisible(bool(self.failed_paths()))
+        self._update_password_button()
+        self.close_button.setVisible(True)
+
     # --- internals --------------------------------------------------------------
 
-    def _heading(self, text: str) -> str:
-        now = QLocale().toString(QTime.currentTime(), QLocale.FormatType.ShortFormat)
-        return self.tr("{time} · {text}").format(time=now, text=text)
+    def _heading(self, text: str, group: QTreeWidgetItem | None = None) -> str:
+        started = self.history.started_at(group) if group is not None else 0.0
+        moment = (
+            QDateTime.fromSecsSinceEpoch(int(started)) if started else QDateTime.currentDateTime()
+        )
+        when = QLocale().toString(moment.time(), QLocale.FormatType.ShortFormat)
+        return self.tr("{time} · {text}").format(time=when, text=text)
 
     def _row(self, path: str, *, in_batch: bool = True) -> QTreeWidgetItem:
         """The row of ``path``: in the current batch (``in_batch``), else its newest row."""
@@ -348,6 +435,8 @@ class IngestPanel(QWidget):
         item.setText(1, label or labels.get(stage, stage))
         item.setData(0, _STAGE_ROLE, stage)
         item.setData(0, _KIND_ROLE, kind)
+        item.setData(0, _CHUNKS_ROLE, int(chunks or 0))
+        item.setData(0, _ERROR_ROLE, str(error) if error else None)
         if stage == "failed":
             detail = str(error or self.tr("Unknown problem."))
             if kind == "password_required":
@@ -533,7 +622,7 @@ class IngestPanel(QWidget):
             parts.append(self.tr("{n} could not be read").format(n=unreadable))
         if getattr(report, "cancelled", False):
             parts.append(self.tr("the rest continues at the next start"))
-        self.summary_label.setText(", ".join(parts) + ".")
+        self.summary_label.setText(self.tr("{summary}.").format(summary=self.tr(", ").join(parts)))
 
     def _summary(self, progress: Any) -> str:
         done = int(getattr(progress, "files_done", 0) or 0)

@@ -144,7 +144,9 @@ class ActivityBar(QWidget):
                 parts.append(self.tr("{n} removed").format(n=len(report.removed)))
             if report.failed:
                 parts.append(self.tr("{n} could not be read").format(n=len(report.failed)))
-            self.message.emit(self.tr("Linked folders: {what}.").format(what=", ".join(parts)))
+            self.message.emit(
+                self.tr("Linked folders: {what}.").format(what=self.tr(", ").join(parts))
+            )
 
     # --- activities -----------------------------------------------------------------
 
