@@ -1,17 +1,39 @@
 """Typed errors of the agentmaker engine.
 
-Every error says what happened, to what, and what to do about it. The app shows
-``str(error)`` to people as-is, so messages are plain sentences without tracebacks.
+Every error says what happened, to what, and what to do about it. ``str(error)`` is a
+plain English sentence without a traceback. For apps that speak other languages, every
+error also has a stable ``code`` (``"password_required"``, ``"server_unreachable"``…)
+and the ``params`` of its message (``{"file": "a.pdf"}``): the app looks the code up in
+its own translated texts and fills in the parameters, or shows ``str(error)`` for a code
+it does not know.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 
 class AgentmakerError(Exception):
-    """Base class of every error the engine raises on purpose."""
+    """Base class of every error the engine raises on purpose.
+
+    ``code`` names the problem (a class default, made more precise where it is raised);
+    ``params`` holds the values its message was written with.
+    """
+
+    code: str = "error"
+
+    @property
+    def params(self) -> dict[str, Any]:
+        """The message's values (file name, server address, sizes…)."""
+        return dict(self.__dict__.get("_params") or {})
+
+    def coded(self, code: str | None = None, **params: Any) -> Self:
+        """Set a more precise ``code`` and add ``params``; returns the error (to raise)."""
+        if code:
+            self.code = code
+        self._params = {**self.params, **params}
+        return self
 
 
 # --- configuration and usage -------------------------------------------------
@@ -20,13 +42,19 @@ class AgentmakerError(Exception):
 class ConfigurationError(AgentmakerError, ValueError):
     """A setting is invalid (for example ``candidate_pool < top_k``)."""
 
+    code = "configuration"
+
 
 class InvalidQueryError(AgentmakerError, ValueError):
     """A question or search that cannot be answered as given (empty, not text, top_k < 1)."""
 
+    code = "invalid_query"
+
 
 class ScopeRequiredError(AgentmakerError, ValueError):
     """A search or delete with an empty ``Scope()`` would touch every tenant's data."""
+
+    code = "scope_required"
 
     def __init__(self, operation: str) -> None:
         super().__init__(
@@ -38,6 +66,8 @@ class ScopeRequiredError(AgentmakerError, ValueError):
 
 class UnknownFilterFieldError(AgentmakerError, ValueError):
     """A metadata filter names a field that was not declared at build time."""
+
+    code = "unknown_filter_field"
 
     def __init__(self, field: str, declared: tuple[str, ...]) -> None:
         known = ", ".join(declared) if declared else "none"
@@ -59,15 +89,21 @@ class StorageError(AgentmakerError):
     point (what was committed before the error), else it is None.
     """
 
+    code = "storage"
+
     report: Any = None
 
 
 class DiskFullError(StorageError):
     """The disk holding the library is full (nothing stored was lost)."""
 
+    code = "disk_full"
+
 
 class EmbeddingModelMismatchError(StorageError):
     """The library was built with a different embedding model than the one given."""
+
+    code = "embedding_model_mismatch"
 
     def __init__(self, stored: str, given: str, path: str | None = None) -> None:
         where = f" {path}" if path else ""
@@ -84,9 +120,13 @@ class EmbeddingModelMismatchError(StorageError):
 class LibraryVersionError(StorageError):
     """The library file was written by a newer version of the app."""
 
+    code = "library_too_new"
+
 
 class LibraryLockedError(StorageError):
     """Another process already has this library open for writing."""
+
+    code = "library_locked"
 
 
 # --- documents ---------------------------------------------------------------
@@ -95,39 +135,56 @@ class LibraryLockedError(StorageError):
 class DocumentError(AgentmakerError):
     """A document could not be read. ``path`` names the file when there is one."""
 
+    code = "unreadable"
+
     def __init__(self, message: str, path: str | Path | None = None) -> None:
         self.path = str(path) if path is not None else None
         name = f"{Path(path).name}: " if path is not None else ""
         super().__init__(f"{name}{message}")
         self.reason = message
+        self.coded(file=Path(path).name if path is not None else "")
 
 
 class UnsupportedFormatError(DocumentError):
     """The file's type is not one the app can read."""
 
+    code = "unsupported"
+
 
 class FormatMismatchError(DocumentError):
     """The file's content does not match its extension (e.g. a PNG named ``.md``)."""
+
+    code = "format_mismatch"
 
 
 class EmptyDocumentError(DocumentError):
     """The file holds no text to index (zero bytes, or only whitespace)."""
 
+    code = "empty"
+
 
 class CorruptDocumentError(DocumentError):
     """The file is truncated or damaged."""
+
+    code = "corrupt"
 
 
 class PasswordRequiredError(DocumentError):
     """The file is encrypted and the password was missing or wrong."""
 
+    code = "password_required"
+
 
 class NoTextLayerError(DocumentError):
     """A PDF (or page) has no extractable text: scanned or image-only."""
 
+    code = "no_text_layer"
+
 
 class FileTooLargeError(DocumentError):
     """The file is larger than the configured limit."""
+
+    code = "too_large"
 
 
 # --- models ------------------------------------------------------------------
@@ -136,13 +193,19 @@ class FileTooLargeError(DocumentError):
 class ModelError(AgentmakerError):
     """A model (embedder, language model, reranker) failed."""
 
+    code = "model_failed"
+
 
 class ModelAuthenticationError(ModelError):
     """The server rejected the API key."""
 
+    code = "auth_rejected"
+
 
 class ModelNotFoundError(ModelError):
     """The server does not have the requested model."""
+
+    code = "model_missing"
 
     def __init__(self, message: str, available: list[str] | None = None) -> None:
         super().__init__(message)
@@ -152,22 +215,32 @@ class ModelNotFoundError(ModelError):
 class ModelConnectionError(ModelError):
     """The server could not be reached."""
 
+    code = "server_unreachable"
+
 
 class ModelRateLimitError(ModelError):
     """The server kept answering 429 after the retries."""
+
+    code = "rate_limited"
 
 
 class ContextTooLongError(ModelError):
     """The prompt is longer than the model's context window."""
 
+    code = "context_too_long"
+
 
 class ModelResponseError(ModelError):
     """The server answered with something that is not a valid response."""
+
+    code = "bad_response"
 
 
 class ModelFileError(ModelError):
     """A local model file (``.gguf``) is not one the app can use: wrong type, truncated,
     or an architecture the runtime does not know. ``path`` names the file."""
+
+    code = "model_file"
 
     def __init__(self, message: str, path: str | Path | None = None) -> None:
         self.path = str(path) if path is not None else None
@@ -179,33 +252,49 @@ class ModelFileError(ModelError):
 class ModelLoadError(ModelError):
     """The local runtime could not load a model (not enough memory, damaged file)."""
 
+    code = "model_load"
+
 
 class ModelRuntimeError(ModelError):
     """The local runtime failed while generating (it crashed or ran out of memory)."""
+
+    code = "model_crashed"
 
 
 class ModelUnavailableError(ModelError):
     """The local runtime (``xllamacpp``) is not installed for this platform."""
 
+    code = "runtime_missing"
+
 
 class DownloadError(ModelError):
     """A model download failed; nothing was left where the model is expected."""
+
+    code = "download_failed"
 
 
 class DownloadDiskFullError(DownloadError, DiskFullError):
     """Not enough free disk space for a model download."""
 
+    code = "download_disk_full"
+
 
 class ChecksumMismatchError(DownloadError):
     """A downloaded file's size or sha256 is not the one the catalog states."""
+
+    code = "checksum_mismatch"
 
 
 class OperationCancelledError(AgentmakerError):
     """A long operation was cancelled by the caller."""
 
+    code = "cancelled"
+
 
 class ConversationNotFoundError(AgentmakerError, LookupError):
     """A conversation (or one of its turns) is not in this library."""
+
+    code = "conversation_missing"
 
     def __init__(self, conversation_id: str, *, turn_id: str | None = None) -> None:
         what = f"turn {turn_id!r} of conversation" if turn_id else "conversation"

@@ -107,7 +107,7 @@ class OpenAIEmbedder(Embedder):
             raise ModelAuthenticationError(
                 f"No API key is set for {display_url(self.base_url)}. Add your key in Settings "
                 "(or set OPENAI_API_KEY)."
-            )
+            ).coded("auth_missing", url=display_url(self.base_url))
         return self._api_key
 
     def _timeout(self) -> openai.Timeout:

@@ -278,24 +278,26 @@ def map_openai_error(
         return ModelConnectionError(
             f"The server at {url} did not answer within {timeout:g} s. It may be overloaded "
             f"or loading the model; try again, or raise the timeout in Settings."
-        )
+        ).coded("server_timeout", url=url, seconds=f"{timeout:g}")
     if isinstance(error, openai.APIConnectionError):
         if is_refused(error):
-            return ModelConnectionError(f"Could not reach {url}. {connection_hint(base_url)}")
+            return ModelConnectionError(
+                f"Could not reach {url}. {connection_hint(base_url)}"
+            ).coded(url=url)
         return ModelConnectionError(
             f"The connection to {url} failed during the {what}. {connection_hint(base_url)}"
-        )
+        ).coded("connection_lost", url=url)
     if isinstance(error, openai.APIStatusError):
         status = error.status_code
         if status == 401:
             return ModelAuthenticationError(
                 f"The server at {url} rejected the API key. Check the key in Settings."
-            )
+            ).coded(url=url)
         if status == 403:
             return ModelAuthenticationError(
                 f"The server at {url} refused access to {model!r} with this API key ({detail}). "
                 "Check the key and its permissions in Settings."
-            )
+            ).coded("auth_refused", url=url, model=model)
         if status == 404:
             models = list(available or [])
             if is_model_not_found(error, model, models):
@@ -313,7 +315,7 @@ def map_openai_error(
                 )
                 return ModelNotFoundError(
                     f"The server at {url} has no model {model!r}. {listed} {action}", models
-                )
+                ).coded(url=url, model=model)
             return ModelError(
                 f"The server at {url} answered 404 Not Found for the {what}. Check the server "
                 "address in Settings (OpenAI-compatible addresses usually end in /v1)."

@@ -34,12 +34,12 @@ def check_query(query: object, *, what: str = "question") -> str:
         raise InvalidQueryError(
             f"The {what} has no words in it{shown}. Type what you are looking for, "
             "e.g. “hotel costs per night”."
-        )
+        ).coded("query_empty")
     if len(text) > MAX_QUERY_CHARS:
         raise InvalidQueryError(
             f"The {what} is {len(text):,} characters long; the limit is "
             f"{MAX_QUERY_CHARS:,}. Shorten it to what you want to know."
-        )
+        ).coded("query_too_long", length=f"{len(text):,}", limit=f"{MAX_QUERY_CHARS:,}")
     return text
 
 

@@ -7,7 +7,7 @@ import threading
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from agentmaker.errors import (
     AgentmakerError,
@@ -68,6 +68,10 @@ class IngestProgress:
     chunks_embedded: int = 0
     error: str | None = None
     error_kind: ErrorKind | None = None
+    #: The error's stable code and message values (``AgentmakerError.code``/``params``),
+    #: for apps that show the error in another language.
+    error_code: str | None = None
+    error_params: dict[str, Any] = field(default_factory=dict)
     #: Size of the file this report is about (with ``chunks_embedded / chunks``, the
     #: work done inside a large file, for an ETA that does not wait for it to end).
     file_bytes: int = 0
@@ -94,6 +98,9 @@ class FileOutcome:
     error: str | None = None
     error_kind: ErrorKind | None = None
     warnings: list[str] = field(default_factory=list)
+    #: The error's stable code and message values, as in :class:`IngestProgress`.
+    error_code: str | None = None
+    error_params: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass
@@ -127,6 +134,33 @@ def error_kind(error: BaseException) -> ErrorKind:
     if isinstance(error, FileTooLargeError):
         return "too_large"
     return "other"
+
+
+def error_code(error: BaseException, path: str) -> tuple[str, dict[str, Any]]:
+    """The stable code and message values of ``error`` (see :class:`AgentmakerError`)."""
+    if isinstance(error, AgentmakerError):
+        return error.code, error.params
+    name = {"file": Path(path).name}
+    if isinstance(error, PermissionError):
+        return "file_locked", name
+    if isinstance(error, FileNotFoundError):
+        return "file_missing", name
+    if isinstance(error, OSError):
+        return "unreadable", name
+    return "unexpected", name
+
+
+def failed_outcome(path: str, error: BaseException, kind: ErrorKind | None = None) -> FileOutcome:
+    """The outcome of a file that could not be added because of ``error``."""
+    code, params = error_code(error, path)
+    return FileOutcome(
+        path,
+        "failed",
+        error=describe_error(error, path),
+        error_kind=kind or error_kind(error),
+        error_code=code,
+        error_params=params,
+    )
 
 
 def describe_error(error: BaseException, path: str) -> str:

@@ -25,8 +25,7 @@ from agentmaker.rag.ingest.batch import (
     FileOutcome,
     IngestProgress,
     ProgressCallback,
-    describe_error,
-    error_kind,
+    failed_outcome,
     walk_paths,
 )
 from agentmaker.rag.ingest.loading import doc_id_for_path, supported_extensions
@@ -126,6 +125,8 @@ def ingest_paths(
             chunks=outcome.chunks,
             error=outcome.error,
             error_kind=outcome.error_kind,
+            error_code=outcome.error_code,
+            error_params=outcome.error_params,
         )
     report.skipped_unsupported = skipped  # the second walk counted them again
     return report
@@ -160,12 +161,7 @@ def ingest_one(
         try:
             check_image(file)  # a renamed file is refused before it waits for OCR
         except DocumentError as exc:
-            return FileOutcome(
-                str(file),
-                "failed",
-                error=describe_error(exc, str(file)),
-                error_kind=error_kind(exc),
-            )
+            return failed_outcome(str(file), exc)
         ocr.schedule(file, doc_id_for_path(file), None)
         return FileOutcome(str(file), "ocr_queued", doc_id_for_path(file))
     try:
@@ -181,26 +177,17 @@ def ingest_one(
         return FileOutcome(str(file), "cancelled")
     except NoTextLayerError as exc:
         if ocr is None:
-            return FileOutcome(
-                str(file), "failed", error=describe_error(exc, str(file)), error_kind="no_text"
-            )
+            return failed_outcome(str(file), exc, "no_text")
         ocr.schedule(file, doc_id_for_path(file), None)
         return FileOutcome(str(file), "ocr_queued", doc_id_for_path(file))
     except StorageError:
         raise  # disk full, read-only library: every later file would fail too
     except (DocumentError, OSError) as exc:
         log.info("could not ingest %s: %s", file, exc)
-        return FileOutcome(
-            str(file),
-            "failed",
-            error=describe_error(exc, str(file)),
-            error_kind=error_kind(exc),
-        )
+        return failed_outcome(str(file), exc)
     except Exception as exc:
         log.exception("unexpected failure ingesting %s", file)
-        return FileOutcome(
-            str(file), "failed", error=describe_error(exc, str(file)), error_kind="other"
-        )
+        return failed_outcome(str(file), exc, "other")
     missing = doc.metadata.get("pages_without_text") or []
     if ocr is not None and missing and not report.skipped:
         ocr.schedule(file, report.doc_id, list(missing))

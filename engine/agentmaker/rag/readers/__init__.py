@@ -84,11 +84,11 @@ def _stat(path: Path) -> os.stat_result:
     except FileNotFoundError:
         raise DocumentError(
             "does not exist; it may have been moved, renamed or deleted.", path
-        ) from None
+        ).coded("file_missing") from None
     except PermissionError:
         raise DocumentError(
             "cannot be opened: permission denied. Check the file's permissions.", path
-        ) from None
+        ).coded("file_locked") from None
     except OSError as exc:
         raise DocumentError(f"cannot be opened ({exc.strerror or exc}).", path) from None
     if not path.is_file():
@@ -103,7 +103,7 @@ def _read(path: Path, limit: int) -> bytes:
     except PermissionError:
         raise DocumentError(
             "cannot be opened: permission denied. Check the file's permissions.", path
-        ) from None
+        ).coded("file_locked") from None
     except OSError as exc:
         raise DocumentError(f"cannot be read ({exc.strerror or exc}).", path) from None
 
@@ -113,7 +113,7 @@ def _too_large(path: Path, size: int, max_bytes: int) -> FileTooLargeError:
         f"is {size / 1024**2:,.1f} MB, more than the limit of {max_bytes / 1024**2:,.1f} MB. "
         "Split it or raise the size limit in the settings.",
         path,
-    )
+    ).coded(size_mb=f"{size / 1024**2:,.1f}", limit_mb=f"{max_bytes / 1024**2:,.1f}")
 
 
 def read_file(
@@ -143,7 +143,7 @@ def read_file(
             f"has a file type ({extension or 'no extension'}) that cannot be indexed. "
             f"Supported types: {supported}.",
             resolved,
-        )
+        ).coded("unsupported_type", extension=extension or "—", supported=supported)
     source_format, splitter_format = formats
     info = _stat(resolved)
     if info.st_size > max_bytes:
