@@ -28,6 +28,7 @@ from agentmaker_desk.chat.conversation_list import ConversationList
 from agentmaker_desk.chat.model_offer import add_model_offer
 from agentmaker_desk.chat.source_view import SourceView
 from agentmaker_desk.chat.transcript import TranscriptView
+from agentmaker_desk.engine_messages import engine_text
 from agentmaker_desk.library.chunk_browser import ChunkBrowser
 from agentmaker_desk.library.chunk_tree_model import document_title
 from agentmaker_desk.library.ingest_panel import IngestPanel
@@ -504,7 +505,7 @@ class MainWindow(WindowChat, QMainWindow):
         try:
             embedder = self.bridge.make_embedder(settings.embedder)
         except Exception as error:  # a bad address is a message, not a crash
-            self._notice(str(error))
+            self._notice(engine_text(error))
             return
         self._notice(self.tr("Re-computing search vectors with the new embedding model…"))
         await self.bridge.reembed(embedder)

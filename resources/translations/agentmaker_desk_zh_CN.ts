@@ -365,6 +365,149 @@
     </message>
 </context>
 <context>
+    <name>EngineMessages</name>
+    <message>
+        <location filename="../../gui/agentmaker_desk/engine_messages.py"/>
+        <source>{file}: the file no longer exists; it may have been moved, renamed or deleted.</source>
+        <translation>{file}：文件已不存在，可能已被移动、重命名或删除。</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/engine_messages.py"/>
+        <source>{file}: the file cannot be opened: another program may be using it, or you may not read it. Close it there or check its permissions, then try again.</source>
+        <translation>{file}：无法打开文件：可能有其他程序正在使用它，或你没有读取权限。请在那个程序中关闭它或检查文件权限，然后重试。</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/engine_messages.py"/>
+        <source>{file}: the file could not be read.</source>
+        <translation>{file}：无法读取该文件。</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/engine_messages.py"/>
+        <source>{file}: an unexpected problem stopped the file from being read.</source>
+        <translation>{file}：读取文件时遇到意外问题。</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/engine_messages.py"/>
+        <source>{file}: files of this type ({extension}) cannot be indexed.</source>
+        <translation>{file}：无法为此类型（{extension}）的文件建立索引。</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/engine_messages.py"/>
+        <source>{file}: this kind of file cannot be indexed.</source>
+        <translation>{file}：无法为这种文件建立索引。</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/engine_messages.py"/>
+        <source>{file}: the content does not match the file&apos;s extension. Give it the extension of its real type, or save it again.</source>
+        <translation>{file}：文件内容与其扩展名不符。请把扩展名改成它的真实类型，或重新保存该文件。</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/engine_messages.py"/>
+        <source>{file}: the file is empty; there is nothing to index.</source>
+        <translation>{file}：文件是空的，没有可索引的内容。</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/engine_messages.py"/>
+        <source>{file}: the file is damaged or incomplete and cannot be read. Save or export it again, then add it again.</source>
+        <translation>{file}：文件已损坏或不完整，无法读取。请重新保存或导出后再添加。</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/engine_messages.py"/>
+        <source>{file}: the file is protected by a password. Enter its password to add it.</source>
+        <translation>{file}：文件受密码保护。请输入密码后再添加。</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/engine_messages.py"/>
+        <source>{file}: the file has no text, only scanned pages. Turn on reading scanned pages (OCR) in Settings to add it.</source>
+        <translation>{file}：文件中没有文字，只有扫描页面。请在“设置”中开启识别扫描页面（OCR）后再添加。</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/engine_messages.py"/>
+        <source>{file}: the file is {size_mb} MB, more than the limit of {limit_mb} MB. Split it into smaller files.</source>
+        <translation>{file}：文件大小为 {size_mb} MB，超过了 {limit_mb} MB 的上限。请把它拆分成较小的文件。</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/engine_messages.py"/>
+        <source>{file}: the file is too large to read. Split it into smaller files.</source>
+        <translation>{file}：文件太大，无法读取。请把它拆分成较小的文件。</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/engine_messages.py"/>
+        <source>Could not reach the server at {url}. Check that it is running and that its address in Settings is right.</source>
+        <translation>无法连接位于 {url} 的服务器。请确认它正在运行，并检查“设置”中的服务器地址是否正确。</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/engine_messages.py"/>
+        <source>The model server could not be reached. Check that it is running and that its address in Settings is right.</source>
+        <translation>无法连接模型服务器。请确认它正在运行，并检查“设置”中的服务器地址是否正确。</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/engine_messages.py"/>
+        <source>The connection to {url} broke off. Check that the server runs and try again.</source>
+        <translation>与 {url} 的连接中断。请确认服务器正在运行，然后重试。</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/engine_messages.py"/>
+        <source>The server at {url} did not answer within {seconds} s. It may be busy or still loading the model; try again.</source>
+        <translation>位于 {url} 的服务器在 {seconds} 秒内没有响应。它可能正忙或仍在加载模型，请重试。</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/engine_messages.py"/>
+        <source>The server at {url} rejected the API key. Check the key in Settings.</source>
+        <translation>位于 {url} 的服务器拒绝了该 API 密钥。请在“设置”中检查密钥。</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/engine_messages.py"/>
+        <source>The server rejected the API key. Check the key in Settings.</source>
+        <translation>服务器拒绝了该 API 密钥。请在“设置”中检查密钥。</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/engine_messages.py"/>
+        <source>The server at {url} refused access to “{model}” with this API key. Check the key and its permissions in Settings.</source>
+        <translation>位于 {url} 的服务器拒绝此 API 密钥访问“{model}”。请在“设置”中检查密钥及其权限。</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/engine_messages.py"/>
+        <source>No API key is set for {url}. Add your key in Settings.</source>
+        <translation>尚未为 {url} 设置 API 密钥。请在“设置”中添加密钥。</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/engine_messages.py"/>
+        <source>The server at {url} has no model “{model}”. Pick one of its models in Settings.</source>
+        <translation>位于 {url} 的服务器上没有模型“{model}”。请在“设置”中选择它提供的模型。</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/engine_messages.py"/>
+        <source>The server does not have the chosen model. Pick one of its models in Settings.</source>
+        <translation>服务器上没有所选的模型。请在“设置”中选择它提供的模型。</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/engine_messages.py"/>
+        <source>The server keeps answering “too many requests”. Wait a minute and try again.</source>
+        <translation>服务器一直回复“请求过多”。请等一分钟后重试。</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/engine_messages.py"/>
+        <source>The disk is full: the library could not be saved. Free some space and try again; nothing already in the library was lost.</source>
+        <translation>磁盘已满：资料库无法保存。请释放一些空间后重试；资料库中已有的内容不会丢失。</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/engine_messages.py"/>
+        <source>Another program has this library open for writing. Close it there and try again.</source>
+        <translation>另一个程序正以写入方式打开此资料库。请在那里关闭它后重试。</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/engine_messages.py"/>
+        <source>The question has no words in it. Type what you are looking for.</source>
+        <translation>问题中没有任何词语。请输入你要查找的内容。</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/engine_messages.py"/>
+        <source>The question is {length} characters long; the limit is {limit}. Shorten it to what you want to know.</source>
+        <translation>问题长 {length} 个字符，上限为 {limit} 个。请缩短为你想了解的内容。</translation>
+    </message>
+</context>
+<context>
     <name>FailedFilesButton</name>
     <message numerus="yes">
         <location filename="../../gui/agentmaker_desk/widgets/failed_files_button.py"/>

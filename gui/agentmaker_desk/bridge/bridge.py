@@ -32,6 +32,7 @@ from agentmaker_desk.bridge.conversations import ConversationLinks
 from agentmaker_desk.bridge.folder_links import FolderLinks
 from agentmaker_desk.bridge.ocr_runner import OcrRunner
 from agentmaker_desk.bridge.progress_relay import ProgressRelay
+from agentmaker_desk.engine_messages import engine_text
 from agentmaker_desk.settings.settings import ApiKeyStore, DeskSettings, ModelChoice
 
 log = logging.getLogger(__name__)
@@ -181,7 +182,7 @@ class EngineBridge(QObject):
                 return
             if f.exception() is not None:
                 error = f.exception()
-                self.notice.emit(str(error))
+                self.notice.emit(engine_text(error))
                 log.warning("library read failed: %s", error)
                 return
             done(f.result())
@@ -222,7 +223,7 @@ class EngineBridge(QObject):
                 reader_process=self._read_in_process,
             )
         except (AgentmakerError, OSError) as error:
-            self.libraryFailed.emit(str(error))
+            self.libraryFailed.emit(engine_text(error))
             return False
         try:
             await asyncio.to_thread(self.ocr.attach, lib, settings.ocr if settings else True)
@@ -230,7 +231,7 @@ class EngineBridge(QObject):
         except (AgentmakerError, OSError) as error:
             await self.folders.adetach()
             await asyncio.to_thread(lib.close)
-            self.libraryFailed.emit(str(error))
+            self.libraryFailed.emit(engine_text(error))
             return False
         self._lib = lib
         if settings is not None:
@@ -331,7 +332,7 @@ class EngineBridge(QObject):
                 report = getattr(error, "report", None)  # e.g. the disk filled mid-batch
                 if report is not None:  # the files committed before it stay listed
                     self.ingestFinished.emit(report)
-                self.ingestFailed.emit(str(error))
+                self.ingestFailed.emit(engine_text(error))
                 if report is not None:
                     await self.refresh_documents()
                     self.libraryChanged.emit()
@@ -455,7 +456,7 @@ class EngineBridge(QObject):
             self.answerFinished.emit(True)
             raise
         except AgentmakerError as error:
-            self.answerFailed.emit(str(error))
+            self.answerFailed.emit(engine_text(error))
         finally:
             self._set_busy(-1)
             await asyncio.shield(self._close_stream(stream))
@@ -510,7 +511,7 @@ class EngineBridge(QObject):
         try:
             llm = self.make_llm(choice)
         except Exception as error:  # a bad URL or missing package is a message, not a crash
-            self.notice.emit(str(error))
+            self.notice.emit(engine_text(error))
             llm = None
         self._lib.set_llm(llm)
         release = getattr(previous, "release", None)  # a local model gives its memory back
@@ -527,7 +528,7 @@ class EngineBridge(QObject):
         try:
             config = self._rag_config(settings)
         except Exception as error:  # e.g. an invalid option: keep the old config
-            self.notice.emit(str(error))
+            self.notice.emit(engine_text(error))
             return
         lib.configure(config)
         self.apply_model(settings.llm)  # also rebuilds the query transformer for the model
@@ -566,7 +567,7 @@ class EngineBridge(QObject):
             self.reembedFinished.emit(True)
             return False
         except AgentmakerError as error:
-            self.reembedFailed.emit(str(error))
+            self.reembedFailed.emit(engine_text(error))
             return False
         finally:
             self._reembed_token = None

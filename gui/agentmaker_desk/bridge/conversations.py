@@ -16,6 +16,8 @@ from typing import Any, Protocol
 
 from PySide6.QtCore import QObject, Signal
 
+from agentmaker_desk.engine_messages import engine_text
+
 log = logging.getLogger(__name__)
 #: Conversations listed at a time in the sidebar.
 PAGE = 200
@@ -120,7 +122,7 @@ class ConversationLinks(QObject):
         try:
             conversation = await asyncio.to_thread(convs.get, conversation_id)
         except AgentmakerError as error:
-            self.failed.emit(str(error))
+            self.failed.emit(engine_text(error))
             await self.refresh()
             return None
         for turn in conversation.turns:
@@ -139,7 +141,7 @@ class ConversationLinks(QObject):
         try:
             await asyncio.to_thread(self._convs.rename, conversation_id, title)
         except AgentmakerError as error:
-            self.failed.emit(str(error))
+            self.failed.emit(engine_text(error))
         await self.refresh()
 
     async def delete(self, conversation_id: str) -> bool:
@@ -194,7 +196,7 @@ class ConversationLinks(QObject):
         try:
             written = await asyncio.to_thread(convs.export_file, cid, path)
         except AgentmakerError as error:
-            self.failed.emit(str(error))
+            self.failed.emit(engine_text(error))
             return False
         self.exported.emit(str(written))
         return True
@@ -244,7 +246,7 @@ class ConversationLinks(QObject):
             else:
                 stream = convs.ask_stream(self.current_id, question, top_k=top_k)
         except AgentmakerError as error:
-            self.turnFailed.emit(str(error))
+            self.turnFailed.emit(engine_text(error))
             return None
         self.turnStarted.emit(stream.question)
         bridge.mark_busy(+1)
@@ -265,7 +267,7 @@ class ConversationLinks(QObject):
             stopped = True
             raise
         except AgentmakerError as error:
-            failure = str(error)
+            failure = engine_text(error)
         finally:
             bridge.mark_busy(-1)
             await asyncio.shield(bridge.close_stream(stream))

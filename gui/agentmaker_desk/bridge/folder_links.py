@@ -20,6 +20,7 @@ from typing import Any
 from PySide6.QtCore import QObject, Signal
 
 from agentmaker_desk.bridge.host import BridgeHost
+from agentmaker_desk.engine_messages import engine_text
 
 log = logging.getLogger(__name__)
 
@@ -153,7 +154,7 @@ class FolderLinks(QObject):
         try:
             info = await asyncio.to_thread(sync.link, folder, list(ignore))
         except (AgentmakerError, OSError) as error:
-            self.linkFailed.emit(str(error))
+            self.linkFailed.emit(engine_text(error))
             return None
         await self.refresh()
         return info
@@ -186,7 +187,7 @@ class FolderLinks(QObject):
         try:
             await asyncio.to_thread(sync.set_ignore, folder, list(patterns))
         except AgentmakerError as error:
-            self.linkFailed.emit(str(error))
+            self.linkFailed.emit(engine_text(error))
         await self.refresh()
 
     def sync_now(self, folder: str | None = None) -> None:

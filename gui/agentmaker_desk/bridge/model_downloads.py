@@ -12,6 +12,8 @@ from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 
+from agentmaker_desk.engine_messages import engine_text
+
 
 class ModelDownloads(QObject):
     """The models on this computer and the one download in progress."""
@@ -67,7 +69,7 @@ class ModelDownloads(QObject):
         try:
             model, _info = self.store.link(path)
         except AgentmakerError as error:
-            return "", str(error)
+            return "", engine_text(error)
         return str(model.path), ""
 
     @property
@@ -110,6 +112,6 @@ class ModelDownloads(QObject):
         except OperationCancelledError:
             self.cancelled.emit()
         except (AgentmakerError, OSError) as error:
-            self.failed.emit(str(error))
+            self.failed.emit(engine_text(error))
         else:
             self.finished.emit(str(path))

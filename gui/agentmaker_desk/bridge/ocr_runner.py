@@ -17,6 +17,7 @@ from typing import Any
 from PySide6.QtCore import QObject, Signal
 
 from agentmaker_desk.bridge.host import BridgeHost
+from agentmaker_desk.engine_messages import engine_text
 
 log = logging.getLogger(__name__)
 
@@ -141,7 +142,7 @@ class OcrRunner(QObject):
                     progress=self._on_progress, cancel=token
                 )
             except AgentmakerError as error:  # e.g. the library file cannot be written
-                self.failed.emit(str(error))
+                self.failed.emit(engine_text(error))
                 return
             finally:
                 self._token = None

@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from agentmaker_desk.engine_messages import engine_text
 from agentmaker_desk.library.ingest_history import BatchHistory
 from agentmaker_desk.theme import error_colour
 
@@ -39,6 +40,8 @@ _KIND_ROLE = Qt.ItemDataRole.UserRole + 3
 _CHUNKS_ROLE = Qt.ItemDataRole.UserRole + 4
 _ERROR_ROLE = Qt.ItemDataRole.UserRole + 5
 _OUTCOME_ROLE = Qt.ItemDataRole.UserRole + 6
+_CODE_ROLE = Qt.ItemDataRole.UserRole + 7
+_PARAMS_ROLE = Qt.ItemDataRole.UserRole + 8
 
 
 def human_bytes(count: float) -> str:
@@ -169,6 +172,8 @@ class IngestPanel(QWidget):
                 getattr(progress, "error", None),
                 getattr(progress, "error_kind", None),
                 detail=detail,
+                code=getattr(progress, "error_code", None),
+                params=getattr(progress, "error_params", None),
             )
             if stage in ("reading", "embedding"):
                 self.files.scrollToItem(self._items[path])  # follow the current file
@@ -194,6 +199,8 @@ class IngestPanel(QWidget):
                 getattr(outcome, "chunks", 0),
                 getattr(outcome, "error", None),
                 getattr(outcome, "error_kind", None),
+                code=getattr(outcome, "error_code", None),
+                params=getattr(outcome, "error_params", None),
             )
         cancelled = bool(getattr(report, "cancelled", False))
         self.show_outcome({"state": "cancelled" if cancelled else "done", "counts": counts})
@@ -324,6 +331,8 @@ class IngestPanel(QWidget):
                         "chunks": row.data(0, _CHUNKS_ROLE) or 0,
                         "error": row.data(0, _ERROR_ROLE),
                         "kind": row.data(0, _KIND_ROLE),
+                        "code": row.data(0, _CODE_ROLE),
+                        "params": row.data(0, _PARAMS_ROLE),
                     }
                 )
             batches.append(
@@ -356,6 +365,8 @@ class IngestPanel(QWidget):
                     row["error"],
                     row["kind"],
                     label=ocr_labels.get((stage, row["kind"])),
+                    code=row.get("code"),
+                    params=row.get("params"),
                 )
             outcome = batch["outcome"]
             if outcome:
@@ -419,6 +430,8 @@ class IngestPanel(QWidget):
         label: str | None = None,
         detail: str | None = None,
         in_batch: bool = True,
+        code: str | None = None,
+        params: dict[str, Any] | None = None,
     ) -> None:
         item = self._row(path, in_batch=in_batch)
         labels = {
@@ -437,8 +450,12 @@ class IngestPanel(QWidget):
         item.setData(0, _KIND_ROLE, kind)
         item.setData(0, _CHUNKS_ROLE, int(chunks or 0))
         item.setData(0, _ERROR_ROLE, str(error) if error else None)
+        item.setData(0, _CODE_ROLE, code)  # the engine's error code: shown translated
+        item.setData(0, _PARAMS_ROLE, dict(params or {}))
         if stage == "failed":
-            detail = str(error or self.tr("Unknown problem."))
+            detail = engine_text(code=code, params=params, fallback=str(error or "")) or self.tr(
+                "Unknown problem."
+            )
             if kind == "password_required":
                 detail += " " + self.tr("Use “Enter password…” (or double-click the row).")
             item.setText(2, detail)

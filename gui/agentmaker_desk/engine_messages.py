@@ -1,0 +1,210 @@
+"""Engine errors in the interface language.
+
+Engine errors carry a stable ``code`` and the values of their message (``params``, see
+``agentmaker.errors``). This table holds the texts translators translate, one per code
+(some with a shorter second form for when a value is missing). A code without a
+translation in the current language - English included, and codes added to the engine
+later - shows the engine's own English sentence, which is the most precise one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
+
+_CONTEXT = "EngineMessages"
+
+#: code → message templates, best first (a template whose values are missing is skipped).
+MESSAGES: dict[str, tuple[str, ...]] = {
+    # files
+    "file_missing": (
+        QT_TRANSLATE_NOOP(
+            "EngineMessages",
+            "{file}: the file no longer exists; it may have been moved, renamed or deleted.",
+        ),
+    ),
+    "file_locked": (
+        QT_TRANSLATE_NOOP(
+            "EngineMessages",
+            "{file}: the file cannot be opened: another program may be using it, or you may "
+            "not read it. Close it there or check its permissions, then try again.",
+        ),
+    ),
+    "unreadable": (QT_TRANSLATE_NOOP("EngineMessages", "{file}: the file could not be read."),),
+    "unexpected": (
+        QT_TRANSLATE_NOOP(
+            "EngineMessages", "{file}: an unexpected problem stopped the file from being read."
+        ),
+    ),
+    "unsupported_type": (
+        QT_TRANSLATE_NOOP(
+            "EngineMessages", "{file}: files of this type ({extension}) cannot be indexed."
+        ),
+    ),
+    "unsupported": (
+        QT_TRANSLATE_NOOP("EngineMessages", "{file}: this kind of file cannot be indexed."),
+    ),
+    "format_mismatch": (
+        QT_TRANSLATE_NOOP(
+            "EngineMessages",
+            "{file}: the content does not match the file's extension. Give it the extension "
+            "of its real type, or save it again.",
+        ),
+    ),
+    "empty": (
+        QT_TRANSLATE_NOOP(
+            "EngineMessages", "{file}: the file is empty; there is nothing to index."
+        ),
+    ),
+    "corrupt": (
+        QT_TRANSLATE_NOOP(
+            "EngineMessages",
+            "{file}: the file is damaged or incomplete and cannot be read. Save or export it "
+            "again, then add it again.",
+        ),
+    ),
+    "password_required": (
+        QT_TRANSLATE_NOOP(
+            "EngineMessages",
+            "{file}: the file is protected by a password. Enter its password to add it.",
+        ),
+    ),
+    "no_text_layer": (
+        QT_TRANSLATE_NOOP(
+            "EngineMessages",
+            "{file}: the file has no text, only scanned pages. Turn on reading scanned pages "
+            "(OCR) in Settings to add it.",
+        ),
+    ),
+    "too_large": (
+        QT_TRANSLATE_NOOP(
+            "EngineMessages",
+            "{file}: the file is {size_mb} MB, more than the limit of {limit_mb} MB. Split it "
+            "into smaller files.",
+        ),
+        QT_TRANSLATE_NOOP(
+            "EngineMessages", "{file}: the file is too large to read. Split it into smaller files."
+        ),
+    ),
+    # servers and models
+    "server_unreachable": (
+        QT_TRANSLATE_NOOP(
+            "EngineMessages",
+            "Could not reach the server at {url}. Check that it is running and that its "
+            "address in Settings is right.",
+        ),
+        QT_TRANSLATE_NOOP(
+            "EngineMessages",
+            "The model server could not be reached. Check that it is running and that its "
+            "address in Settings is right.",
+        ),
+    ),
+    "connection_lost": (
+        QT_TRANSLATE_NOOP(
+            "EngineMessages",
+            "The connection to {url} broke off. Check that the server runs and try again.",
+        ),
+    ),
+    "server_timeout": (
+        QT_TRANSLATE_NOOP(
+            "EngineMessages",
+            "The server at {url} did not answer within {seconds} s. It may be busy or still "
+            "loading the model; try again.",
+        ),
+    ),
+    "auth_rejected": (
+        QT_TRANSLATE_NOOP(
+            "EngineMessages", "The server at {url} rejected the API key. Check the key in Settings."
+        ),
+        QT_TRANSLATE_NOOP(
+            "EngineMessages", "The server rejected the API key. Check the key in Settings."
+        ),
+    ),
+    "auth_refused": (
+        QT_TRANSLATE_NOOP(
+            "EngineMessages",
+            "The server at {url} refused access to “{model}” with this API key. Check the key "
+            "and its permissions in Settings.",
+        ),
+    ),
+    "auth_missing": (
+        QT_TRANSLATE_NOOP(
+            "EngineMessages", "No API key is set for {url}. Add your key in Settings."
+        ),
+    ),
+    "model_missing": (
+        QT_TRANSLATE_NOOP(
+            "EngineMessages",
+            "The server at {url} has no model “{model}”. Pick one of its models in Settings.",
+        ),
+        QT_TRANSLATE_NOOP(
+            "EngineMessages",
+            "The server does not have the chosen model. Pick one of its models in Settings.",
+        ),
+    ),
+    "rate_limited": (
+        QT_TRANSLATE_NOOP(
+            "EngineMessages",
+            "The server keeps answering “too many requests”. Wait a minute and try again.",
+        ),
+    ),
+    # the library and questions
+    "disk_full": (
+        QT_TRANSLATE_NOOP(
+            "EngineMessages",
+            "The disk is full: the library could not be saved. Free some space and try "
+            "again; nothing already in the library was lost.",
+        ),
+    ),
+    "library_locked": (
+        QT_TRANSLATE_NOOP(
+            "EngineMessages",
+            "Another program has this library open for writing. Close it there and try again.",
+        ),
+    ),
+    "query_empty": (
+        QT_TRANSLATE_NOOP(
+            "EngineMessages", "The question has no words in it. Type what you are looking for."
+        ),
+    ),
+    "query_too_long": (
+        QT_TRANSLATE_NOOP(
+            "EngineMessages",
+            "The question is {length} characters long; the limit is {limit}. Shorten it to "
+            "what you want to know.",
+        ),
+    ),
+}
+
+
+def engine_text(
+    error: BaseException | None = None,
+    *,
+    code: str | None = None,
+    params: Mapping[str, Any] | None = None,
+    fallback: str = "",
+) -> str:
+    """The message of ``error`` (or of ``code`` + ``params``) in the interface language.
+
+    Falls back to ``str(error)`` (or ``fallback``) when the code is unknown, the current
+    language has no translation of it, or a value the text needs is missing.
+    """
+    if error is not None:
+        code = getattr(error, "code", None)
+        params = getattr(error, "params", None)
+        fallback = str(error)
+    values = dict(params or {})
+    for template in MESSAGES.get(code or "", ()):
+        translated = QCoreApplication.translate(_CONTEXT, template)
+        if translated == template:
+            continue  # not translated here (English): the engine's sentence says more
+        try:
+            return translated.format(**values)
+        except (KeyError, IndexError, ValueError):
+            continue
+    return fallback
+
+
+__all__ = ["MESSAGES", "engine_text"]
