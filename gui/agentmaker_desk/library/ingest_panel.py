@@ -32,6 +32,7 @@ from PySide6.QtWidgets import (
 
 from agentmaker_desk.engine_messages import engine_text
 from agentmaker_desk.library.ingest_history import BatchHistory
+from agentmaker_desk.library.ingest_ocr import IngestOcr
 from agentmaker_desk.theme import error_colour
 
 _PATH_ROLE = Qt.ItemDataRole.UserRole + 1
@@ -53,7 +54,7 @@ def human_bytes(count: float) -> str:
     return f"{count:.1f} GB"
 
 
-class IngestPanel(QWidget):
+class IngestPanel(IngestOcr, QWidget):
     """Shows one ingestion batch; asks the window to cancel or retry through signals."""
 
     cancelRequested = Signal()
@@ -405,6 +406,18 @@ class IngestPanel(QWidget):
         self._items[path] = item
         return item
 
+    def _count_text(self, which: str, n: int, **values: Any) -> str:
+        """A text with a count in the right plural form (used by the OCR part too)."""
+        if which == "pages_read":
+            text = self.tr("{done} of %n page(s) read", "", n)
+        elif which == "pages_by_ocr":
+            text = self.tr("%n page(s) read by OCR", "", n)
+        elif which == "continues":
+            text = self.tr("Continues at the next start ({done} of %n page(s) read).", "", n)
+        else:
+            text = self.tr("%n passage(s)", "", n)
+        return text.format(**values)
+
     def _supersede(self, item: QTreeWidgetItem) -> None:
         item.setData(0, _STAGE_ROLE, "superseded")
         item.setText(1, self.tr("Tried again"))
@@ -502,144 +515,6 @@ class IngestPanel(QWidget):
 
     def _update_password_button(self) -> None:
         self.password_button.setVisible(bool(self.failed_paths("password_required")))
-
-    # --- OCR (scanned pages, read after the batch) --------------------------------
-
-    def _set_ocr_state(self, path: str, stage: str, *args: Any, **kwargs: Any) -> None:
-        # OCR reports come after the batch that found the scan: they update its row
-        # wherever it is, never start a row in a later batch.
-        self._set_state(path, stage, *args, in_batch=False, **kwargs)
-
-    def set_ocr_enabled(self, enabled: bool) -> None:
-        """Whether OCR is on (rows of waiting scans say so when it is off)."""
-        self._ocr_enabled = bool(enabled)
-        for path, item in self._items.items():
-            if item.data(0, _STAGE_ROLE) == "ocr_queued":
-                self._set_ocr_state(path, "ocr_queued")
-
-    @property
-    def ocr_running(self) -> bool:
-        return self._ocr_running
-
-    def ocr_started(self) -> None:
-        """OCR began reading the waiting scans."""
-        self._ocr_running = True
-        self._ocr_clock.clear()
-        if not self._running:
-            self._ocr_header()
-
-    def _ocr_header(self) -> None:
-        self.title_label.setText(self.tr("Reading scanned pages"))
-        self.progress.setRange(0, 0)
-        self.summary_label.setText(self.tr("Starting OCR…"))
-        self.cancel_button.setVisible(True)
-        self.cancel_button.setEnabled(True)
-        self.cancel_button.setToolTip(
-            self.tr("Pause reading scanned pages; pages already read are kept")
-        )
-        self.retry_button.setVisible(False)
-        self.close_button.setVisible(True)
-
-    def update_ocr(self, progress: Any) -> None:
-        """Apply one OcrProgress report (on the GUI thread)."""
-        path, status = str(progress.path), progress.status
-        done, total = int(progress.pages_done or 0), int(progress.pages_total or 0)
-        if status in ("started", "page_read", "page_unreadable", "page_failed", "indexing"):
-            if done < total and status != "indexing":
-                label = self.tr("Reading scanned page {n} of {total}…").format(
-                    n=done + 1, total=total
-                )
-            else:
-                label = self.tr("Indexing…")
-            detail = self.tr("{done} of %n page(s) read", "", total).format(done=done)
-            self._set_ocr_state(path, "ocr_reading", label=label, detail=detail)
-            self._ocr_clock.setdefault(path, (time.monotonic(), done))
-        elif status == "indexed":
-            self._set_ocr_state(
-                path,
-                "indexed",
-                kind="ocr",
-                label=self.tr("Added (read by OCR)"),
-                detail=self.tr("%n page(s) read by OCR", "", total),
-            )
-        elif status == "unreadable":
-            self._set_ocr_state(
-                path, "failed", error=progress.error, kind="ocr_unreadable",
-                label=self.tr("No readable text"),
-            )  # fmt: skip
-        elif status == "failed":
-            self._set_ocr_state(path, "failed", error=progress.error, kind="ocr_failed")
-        elif status == "cancelled":
-            self._set_ocr_state(
-                path,
-                "ocr_paused",
-                detail=self.tr(
-                    "Continues at the next start ({done} of %n page(s) read).", "", total
-                ).format(done=done),
-            )
-        if self._running or not self._ocr_running:
-            return
-        if total:
-            self.progress.setRange(0, total)
-            self.progress.setValue(min(done, total))
-            self.progress.setFormat(self.tr("page %v of %m"))
-        parts = [self.tr("Reading “{name}”").format(name=Path(path).name)]
-        eta = self._ocr_eta(path, done, total)
-        if eta:
-            parts.append(eta)
-        self.summary_label.setText(" · ".join(parts))
-
-    def _ocr_eta(self, path: str, done: int, total: int) -> str:
-        first, done_then = self._ocr_clock.get(path, (time.monotonic(), done))
-        elapsed, read = time.monotonic() - first, done - done_then
-        if read <= 0 or elapsed < 1.0 or done >= total:
-            return ""
-        remaining = elapsed / read * (total - done)
-        if remaining < 60:
-            return self.tr("about {n} s left").format(n=max(1, round(remaining)))
-        return self.tr("about {n} min left").format(n=round(remaining / 60))
-
-    def ocr_finished(self, report: Any) -> None:
-        """OCR ended; ``report`` is the OcrReport (authoritative final states)."""
-        self._ocr_running = False
-        counts: dict[str, int] = {}
-        for job in getattr(report, "jobs", []) or []:
-            counts[job.status] = counts.get(job.status, 0) + 1
-            if job.status == "indexed":
-                self._set_ocr_state(
-                    job.path,
-                    "indexed",
-                    job.chunks,
-                    kind="ocr",
-                    label=self.tr("Added (read by OCR)"),
-                    detail=self.tr("%n passage(s)", "", job.chunks),
-                )
-            elif job.status == "unchanged":
-                self._set_ocr_state(job.path, "unchanged", kind="ocr")
-        if self._running:
-            return  # the batch running meanwhile owns the header
-        self.cancel_button.setVisible(False)
-        self.cancel_button.setToolTip(self.tr("Stop adding files; files already added are kept"))
-        self.close_button.setVisible(True)
-        self.retry_button.setVisible(bool(self.failed_paths()))
-        error = getattr(report, "error", None)
-        if error:
-            self.title_label.setText(self.tr("Scanned pages could not be read"))
-            self.summary_label.setText(str(error))
-            return
-        self.title_label.setText(
-            self.tr("Paused") if getattr(report, "cancelled", False) else self.tr("Done")
-        )
-        self.progress.setRange(0, 1)
-        self.progress.setValue(1)
-        self.progress.setFormat("")
-        parts = [self.tr("{n} read by OCR").format(n=counts.get("indexed", 0))]
-        unreadable = counts.get("unreadable", 0) + counts.get("failed", 0)
-        if unreadable:
-            parts.append(self.tr("{n} could not be read").format(n=unreadable))
-        if getattr(report, "cancelled", False):
-            parts.append(self.tr("the rest continues at the next start"))
-        self.summary_label.setText(self.tr("{summary}.").format(summary=self.tr(", ").join(parts)))
 
     def _summary(self, progress: Any) -> str:
         done = int(getattr(progress, "files_done", 0) or 0)
