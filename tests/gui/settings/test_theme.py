@@ -80,6 +80,15 @@ def test_dark_is_saved_and_applied_at_once_then_system_restores(
     )
     button = desk.empty_view.failures_button
     assert button.palette().color(QPalette.ColorRole.ButtonText) == error_colour(palette)
+    # Icons are drawn in the theme's colour of the moment: light on dark now.
+    shown = desk.add_files_action.icon().pixmap(24).toImage()
+    inked = [
+        shown.pixelColor(x, y)
+        for x in range(24)
+        for y in range(24)
+        if shown.pixelColor(x, y).alpha() > 200
+    ]
+    assert inked and all(c.lightness() > 150 for c in inked)
     save_shot(desk, "18-theme-dark.png")
 
     _save_theme(desk, qloop, "light")
