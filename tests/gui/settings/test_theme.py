@@ -44,6 +44,7 @@ def _save_theme(desk, qloop, code: str) -> None:
     dialog = desk.open_settings()
     dialog.tabs.setCurrentIndex(dialog.tabs.count() - 1)
     dialog.theme.setCurrentIndex(dialog.theme.findData(code))
+    save_shot(dialog, f"18-settings-theme-{code}.png")
     save = dialog.findChild(QDialogButtonBox).button(QDialogButtonBox.StandardButton.Save)
     qloop.call(save.click)
 
