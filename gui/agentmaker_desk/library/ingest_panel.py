@@ -55,7 +55,8 @@ def human_bytes(count: float) -> str:
 
 
 class IngestPanel(IngestOcr, QWidget):
-    """Shows one ingestion batch; asks the window to cancel or retry through signals."""
+    """Shows the ingestion batches (newest on top); asks the window to cancel or retry
+    through signals."""
 
     cancelRequested = Signal()
     ocrCancelRequested = Signal()
