@@ -49,6 +49,8 @@ def restore(window: MainWindow, carry: WindowCarry) -> Any:
         window.ask_bar.edit.setPlainText(carry.draft)
     if carry.batches:
         window.ingest_panel.restore(carry.batches)
+    if window.bridge.ocr.running:  # scans are being read: the panel follows them again
+        window.ingest_panel.ocr_started()
     window.ingest_panel.setVisible(carry.panel_visible)
     if carry.link_folders:
         window.link_offer.offer(carry.link_folders)
