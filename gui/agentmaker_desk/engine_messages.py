@@ -179,6 +179,18 @@ MESSAGES: dict[str, tuple[str, ...]] = {
 }
 
 
+#: The error codes behind the kinds of failure a linked folder remembers (its database
+#: keeps the kind, not the code): enough to say what happened in another language.
+KIND_CODES: dict[str, str] = {
+    "password_required": "password_required",
+    "no_text": "no_text_layer",
+    "corrupt": "corrupt",
+    "empty": "empty",
+    "unsupported": "unsupported",
+    "too_large": "too_large",
+}
+
+
 def engine_text(
     error: BaseException | None = None,
     *,
@@ -207,4 +219,4 @@ def engine_text(
     return fallback
 
 
-__all__ = ["MESSAGES", "engine_text"]
+__all__ = ["KIND_CODES", "MESSAGES", "engine_text"]

@@ -93,3 +93,18 @@ def test_every_message_has_a_chinese_translation(chinese) -> None:
     assert {"file_locked", "corrupt", "empty", "unsupported_type", "too_large", "no_text_layer",
             "password_required", "server_unreachable", "auth_rejected", "model_missing",
             "disk_full", "query_empty"} <= set(MESSAGES)  # fmt: skip
+
+
+def test_linked_folder_failures_are_chinese(desk, qloop, tmp_path: Path, chinese) -> None:
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / "meals.md").write_text("# Meals\n\nBreakfast is included.\n", encoding="utf-8")
+    (folder / "empty.md").write_text("", encoding="utf-8")
+    dialog = desk.open_settings("linked")
+    page = dialog.linked_page
+    qloop.call(lambda: page.link(str(folder)))
+    qloop.until(lambda: page.failure_paths() == [str(folder / "empty.md")])
+    row = page.failure_list.topLevelItem(0)
+    assert (row.text(0), row.text(1)) == ("empty.md", "文件是空的，没有可索引的内容。")
+    save_shot(dialog, "14-linked-folder-failure-zh.png")
+    dialog.reject()

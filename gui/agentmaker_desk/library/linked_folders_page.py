@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from agentmaker_desk.engine_messages import KIND_CODES, engine_text
 from agentmaker_desk.widgets.icons import icon
 
 _PATH_ROLE = Qt.ItemDataRole.UserRole + 1
@@ -222,12 +223,18 @@ class LinkedFoldersPage(QWidget):
             if folder is not None and failure.folder != folder:
                 continue
             name = Path(failure.path).name
-            reason = failure.error.removeprefix(f"{name}: ")  # the name is in its own column
+            text = engine_text(
+                code=KIND_CODES.get(failure.error_kind or ""),
+                params={"file": name},
+                fallback=failure.error,
+            )
+            # The name is in its own column.
+            reason = text.removeprefix(f"{name}: ").removeprefix(f"{name}：")
             item = QTreeWidgetItem([name, reason[:1].upper() + reason[1:]])
             item.setData(0, _PATH_ROLE, failure.path)
             item.setData(0, _KIND_ROLE, failure.error_kind)
             item.setToolTip(0, f"<p>{html.escape(failure.path)}</p>")
-            item.setToolTip(1, f"<p>{html.escape(failure.error)}</p>")
+            item.setToolTip(1, f"<p>{html.escape(text)}</p>")
             self.failure_list.addTopLevelItem(item)
         self.failure_list.blockSignals(False)
         self._update_buttons()
