@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from agentmaker.rag.documents import Chunk, Document
+from agentmaker.retrieval.database import Database, dialect, lock_document
 from agentmaker.retrieval.sqlite.db import SqliteDatabase
 from agentmaker.retrieval.sqlite.items import chunked
 
@@ -92,12 +93,19 @@ def _info(row: Sequence[Any]) -> DocumentInfo:
 
 
 class SourceStore:
-    """Documents and chunks in SQLite: in memory by default, or in a library file."""
+    """Documents and chunks in SQLite (in memory by default, or in a library file), or
+    in a team library's PostgreSQL database (pass its ``PgDatabase``)."""
 
-    def __init__(self, path: str | Path | SqliteDatabase = ":memory:") -> None:
-        self._owns_db = not isinstance(path, SqliteDatabase)
-        self.db = SqliteDatabase(path) if not isinstance(path, SqliteDatabase) else path
+    def __init__(self, path: str | Path | Database = ":memory:") -> None:
+        self._owns_db = isinstance(path, str | Path)
+        self.db: Database = SqliteDatabase(path) if isinstance(path, str | Path) else path
+        self._pg = dialect(self.db) == "postgresql"
         self.db.migrate("source_store", _MIGRATIONS)
+
+    def lock_document(self, doc_id: str) -> None:
+        """Inside a write transaction: other processes' writes of ``doc_id`` wait for it
+        (a no-op on SQLite, whose write transaction excludes every other writer)."""
+        lock_document(self.db, doc_id)
 
     # --- writes -------------------------------------------------------------
 
@@ -148,10 +156,18 @@ class SourceStore:
 
     def set_metadata_value(self, doc_id: str, key: str, value: Any) -> None:
         """Set one key of a stored document's metadata (the rest is kept)."""
+        value_json = json.dumps(value, ensure_ascii=False, default=str)
         with self.db.transaction():
+            if self._pg:
+                self.db.execute(
+                    "UPDATE documents SET metadata = "
+                    "jsonb_set(metadata::jsonb, ARRAY[?], ?::jsonb)::text WHERE doc_id = ?",
+                    (key, value_json, doc_id),
+                )
+                return
             self.db.execute(
                 "UPDATE documents SET metadata = json_set(metadata, ?, json(?)) WHERE doc_id = ?",
-                (f"$.{key}", json.dumps(value, ensure_ascii=False, default=str), doc_id),
+                (f"$.{key}", value_json, doc_id),
             )
 
     def delete(self, doc_id: str) -> bool:
@@ -208,7 +224,8 @@ class SourceStore:
 
     def list_documents(self) -> list[DocumentInfo]:
         """Every document, by title."""
-        rows = self._read(f"SELECT {_DOC_COLS} FROM documents ORDER BY title COLLATE NOCASE")
+        order = "lower(title), doc_id" if self._pg else "title COLLATE NOCASE"
+        rows = self._read(f"SELECT {_DOC_COLS} FROM documents ORDER BY {order}")
         return [_info(r) for r in rows]
 
     def get_document(self, doc_id: str) -> DocumentInfo | None:

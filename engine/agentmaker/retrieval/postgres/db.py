@@ -29,9 +29,11 @@ from pgvector.psycopg import register_vector, register_vector_async
 from psycopg_pool import AsyncConnectionPool, ConnectionPool
 
 from agentmaker.errors import LibraryVersionError, StorageError
+from agentmaker.retrieval.database import is_postgres_url
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
+__all__ = ["Many", "PgDatabase", "Plan", "is_postgres_url", "qmark", "redact"]
 
 Migration = str | Callable[["PgDatabase"], None]
 
@@ -51,13 +53,6 @@ class Many:
 #: A database conversation written once and run on a sync or an async connection: a
 #: generator that yields statements and receives their rows (see :func:`run_plan`).
 Plan = Generator[Statement | Many, list[tuple[Any, ...]], T]
-
-_URL_SCHEMES = ("postgresql://", "postgres://")
-
-
-def is_postgres_url(target: object) -> bool:
-    """True when ``target`` names a PostgreSQL server rather than a library file."""
-    return isinstance(target, str) and target.startswith(_URL_SCHEMES)
 
 
 def redact(dsn: str) -> str:
@@ -103,6 +98,26 @@ def pg_ddl(sql: str) -> str:
     return _REAL.sub("DOUBLE PRECISION", sql)
 
 
+def _clean_text(value: str) -> str:
+    if "\x00" in value:
+        value = value.replace("\x00", "\ufffd")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate (a file name that is not UTF-8)
+        value = value.encode("utf-8", "replace").decode("utf-8")
+    return value
+
+
+def clean(params: Any) -> Any:
+    """Parameters PostgreSQL can store: text may hold neither NUL nor lone surrogates
+    (SQLite takes both), so those characters become U+FFFD / ``?``."""
+    if isinstance(params, str):
+        return _clean_text(params)
+    if isinstance(params, list | tuple):
+        return [clean(p) for p in params]
+    return params
+
+
 def run_plan(plan: Plan[T], conn: psycopg.Connection[Any]) -> T:
     """Run a plan on a sync connection."""
     try:
@@ -111,10 +126,10 @@ def run_plan(plan: Plan[T], conn: psycopg.Connection[Any]) -> T:
             with conn.cursor() as cur:
                 if isinstance(step, Many):
                     if step.rows:
-                        cur.executemany(step.sql, step.rows)
+                        cur.executemany(step.sql, clean(step.rows))
                     rows: list[tuple[Any, ...]] = []
                 else:
-                    cur.execute(step[0], step[1])
+                    cur.execute(step[0], clean(step[1]))
                     rows = cur.fetchall() if cur.description else []
             step = plan.send(rows)
     except StopIteration as stop:
@@ -129,10 +144,10 @@ async def arun_plan(plan: Plan[T], conn: psycopg.AsyncConnection[Any]) -> T:
             async with conn.cursor() as cur:
                 if isinstance(step, Many):
                     if step.rows:
-                        await cur.executemany(step.sql, step.rows)
+                        await cur.executemany(step.sql, clean(step.rows))
                     rows: list[tuple[Any, ...]] = []
                 else:
-                    await cur.execute(step[0], step[1])
+                    await cur.execute(step[0], clean(step[1]))
                     rows = await cur.fetchall() if cur.description else []
             step = plan.send(rows)
     except StopIteration as stop:
@@ -189,6 +204,16 @@ def _ensure_pgvector(dsn: str) -> None:
         raise _connect_error(dsn, exc) from exc
 
 
+async def _shutdown(apool: AsyncConnectionPool[Any] | None) -> None:
+    """Close the async pool and end what is left on its loop (the pool's workers)."""
+    if apool is not None:
+        await apool.close()
+    others = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+    for task in others:
+        task.cancel()
+    await asyncio.gather(*others, return_exceptions=True)
+
+
 class PgDatabase:
     """A team library's database, shared by the stores built on it."""
 
@@ -229,6 +254,19 @@ class PgDatabase:
             raise
 
     def _set_up(self) -> None:
+        # A person's login may lack CREATE on the schema (an administrator made the
+        # library): CREATE ... IF NOT EXISTS is checked against that right even when the
+        # table is there, so it runs only for a new library.
+        made = self.query_pg(
+            "SELECT to_regclass('schema_versions') IS NOT NULL "
+            "AND to_regclass('library_meta') IS NOT NULL"
+        )[0][0]
+        if not made:
+            self._create_meta_tables()
+        #: The login this connection uses (people's private documents are scoped by it).
+        self.login: str = str(self.query("SELECT current_user")[0][0])
+
+    def _create_meta_tables(self) -> None:
         with self.transaction():
             self._migration_lock()
             self.execute(
@@ -239,8 +277,6 @@ class PgDatabase:
                 "CREATE TABLE IF NOT EXISTS library_meta "
                 "(key TEXT PRIMARY KEY, value TEXT NOT NULL)"
             )
-        #: The login this connection uses (people's private documents are scoped by it).
-        self.login: str = str(self.query("SELECT current_user")[0][0])
 
     def _migration_lock(self) -> None:
         # Two apps opening a new library at once: one creates the tables, the other waits.
@@ -270,7 +306,7 @@ class PgDatabase:
     def execute_pg(self, sql: str, params: Sequence[Any] = ()) -> Result:
         """Run one statement with psycopg's ``%s`` placeholders."""
         with self.connection() as conn, conn.cursor() as cur:
-            cur.execute(sql, params)
+            cur.execute(sql, clean(params))
             rows = cur.fetchall() if cur.description else []
             return Result(rows, cur.rowcount)
 
@@ -279,7 +315,7 @@ class PgDatabase:
         rows = list(rows)
         with self.connection() as conn, conn.cursor() as cur:
             if rows:
-                cur.executemany(qmark(sql), rows)
+                cur.executemany(qmark(sql), clean(rows))
             return Result([], cur.rowcount)
 
     def query(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
@@ -483,9 +519,8 @@ class PgDatabase:
         self._closed = True
         loop, apool = self._loop, self._apool
         if loop is not None:
-            if apool is not None:
-                with contextlib.suppress(Exception):
-                    asyncio.run_coroutine_threadsafe(apool.close(), loop).result(timeout=10)
+            with contextlib.suppress(Exception):
+                asyncio.run_coroutine_threadsafe(_shutdown(apool), loop).result(timeout=10)
             loop.call_soon_threadsafe(loop.stop)
             if self._loop_thread is not None:
                 self._loop_thread.join(timeout=10)

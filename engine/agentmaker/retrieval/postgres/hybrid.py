@@ -230,3 +230,17 @@ def build_postgres_hybrid(
         if owns:
             db.close()
         raise
+
+
+def clear_indexes(db: PgDatabase) -> None:
+    """Empty both legs and the item table (for a change of embedder; the documents stay).
+
+    The vector table goes: its column type carries the old model's dimension, and the
+    next retriever built on ``db`` creates it again for the new one.
+    """
+    with db.transaction():
+        db.execute_pg("SELECT pg_advisory_xact_lock(hashtext('agentmaker:migrate'))")
+        db.execute_pg("TRUNCATE items, kw_postings, kw_docs, kw_terms")
+        db.execute_pg("UPDATE kw_stats SET docs = 0, tokens = 0")
+        db.execute_pg("DROP TABLE IF EXISTS vec_vectors")
+        db.execute_pg("DELETE FROM schema_versions WHERE component = 'vectors:vec_vectors'")
