@@ -99,6 +99,8 @@ class Library:
         self.config = config
         self.embedder = embedder
         self.source_store = SourceStore(db)
+        if dialect(db) == "postgresql":  # a team library: documents belong to the scope's user
+            self.source_store.owner = config.scope.user
         self.retriever = self._build_retriever(embedder)
         self.pipeline = IngestionPipeline.from_config(
             config,
@@ -191,6 +193,13 @@ class Library:
         (their fingerprints change, so re-ingesting them re-indexes them).
         """
         config.metadata_columns = self.config.metadata_columns  # fixed when the file was built
+        if dialect(self.db) == "postgresql":
+            login = getattr(self.db, "login", None)
+            if config.scope.user is None:
+                config = dataclasses.replace(
+                    config, scope=dataclasses.replace(config.scope, user=login)
+                )
+            self.source_store.owner = config.scope.user
         self.config = config
         self.retriever.config = config.retrieval
         self.retriever.reranker = config.reranker

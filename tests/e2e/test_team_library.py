@@ -17,7 +17,21 @@ from agentmaker.rag.config import RagConfig
 from agentmaker.retrieval import Scope
 from agentmaker.testing import FakeEmbedder
 
-WORDS = "alpha beta gamma delta policy meal hotel train budget report notice river stone".split()
+WORDS = [
+    "alpha",
+    "beta",
+    "gamma",
+    "delta",
+    "policy",
+    "meal",
+    "hotel",
+    "train",
+    "budget",
+    "report",
+    "notice",
+    "river",
+    "stone",
+]
 
 WRITER = """
 import sys
@@ -154,6 +168,7 @@ def test_two_people_see_their_own_and_the_shared_documents(pg_server, pg_dsn: st
     texts = {"alice": "Alice's salary review is in March.", "bob": "Bob's salary review is in May."}
     for name, url in urls.items():
         with Library.open(url, embedder=FakeEmbedder()) as lib:
+            assert lib.source_store.list_documents()[0].source == "handbook.md"
             assert lib.config.scope == Scope(base="rag", user=name)  # the login, by default
             lib.pipeline.ingest_text(f"# {name}\n{texts[name]}", source=f"{name}.md")
     for name, url in urls.items():
@@ -162,4 +177,9 @@ def test_two_people_see_their_own_and_the_shared_documents(pg_server, pg_dsn: st
             assert seen == {f"{name}.md", "handbook.md"}, (name, seen)
             other = "bob" if name == "alice" else "alice"
             assert all(other not in h.content for h in lib.rag.retrieve(texts[other], top_k=10))
+            # The documents themselves too: the server's row-level security hides them.
+            listed = {d.source for d in lib.source_store.list_documents()}
+            assert listed == {f"{name}.md", "handbook.md"}
+            assert lib.source_store.find_by_source(f"{other}.md") is None
+            assert lib.pipeline.verify().ok
         assert lib.db.login == name  # type: ignore[attr-defined]

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from agentmaker.rag.documents import Chunk, Document
-from agentmaker.retrieval.database import Database, dialect, lock_document
+from agentmaker.retrieval.database import SHARED_USER, Database, dialect, lock_document
 from agentmaker.retrieval.sqlite.db import SqliteDatabase
 from agentmaker.retrieval.sqlite.items import chunked
 
@@ -42,6 +42,18 @@ _MIGRATIONS = [
     "CREATE INDEX chunks_heading ON chunks(doc_id, heading_path, idx);\n"
     "CREATE INDEX documents_source ON documents(source)",
 ]
+
+
+def _people_policy(table: str) -> str:
+    """Row-level security on a team library: a login reads and writes its own rows and
+    the shared ones (the server's administrator, who owns the tables, sees all)."""
+    return (
+        f"ALTER TABLE {table} ADD COLUMN owner TEXT NOT NULL DEFAULT current_user;\n"
+        f"CREATE INDEX {table}_owner ON {table}(owner);\n"
+        f"ALTER TABLE {table} ENABLE ROW LEVEL SECURITY;\n"
+        f"CREATE POLICY {table}_people ON {table} "
+        f"USING (owner IN (current_user, '{SHARED_USER}', ''))"
+    )
 
 
 @dataclass
@@ -101,6 +113,12 @@ class SourceStore:
         self.db: Database = SqliteDatabase(path) if isinstance(path, str | Path) else path
         self._pg = dialect(self.db) == "postgresql"
         self.db.migrate("source_store", _MIGRATIONS)
+        #: On a team library: whose documents this store writes (their login by default;
+        #: ``SHARED_USER`` for the team's shared collection). Row-level security on the
+        #: server shows each login only its own and the shared documents.
+        self.owner: str | None = None
+        if self._pg:
+            self.db.migrate("people", [_people_policy("documents"), _people_policy("chunks")])
 
     def lock_document(self, doc_id: str) -> None:
         """Inside a write transaction: other processes' writes of ``doc_id`` wait for it
@@ -153,6 +171,12 @@ class SourceStore:
                     for c in chunks
                 ],
             )
+            if self._pg and self.owner is not None:
+                for table in ("documents", "chunks"):
+                    self.db.execute(
+                        f"UPDATE {table} SET owner = ? WHERE doc_id = ? AND owner <> ?",
+                        (self.owner, doc.doc_id, self.owner),
+                    )
 
     def set_metadata_value(self, doc_id: str, key: str, value: Any) -> None:
         """Set one key of a stored document's metadata (the rest is kept)."""

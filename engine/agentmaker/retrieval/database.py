@@ -15,6 +15,9 @@ from contextlib import AbstractContextManager
 from typing import Any, Literal, Protocol
 
 Dialect = Literal["sqlite", "postgresql"]
+#: On a team library, the user whose items and documents every login sees: the team's
+#: shared collection (``Scope(base="rag", user=SHARED_USER)``).
+SHARED_USER = "shared"
 _URL_SCHEMES = ("postgresql://", "postgres://")
 
 

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from agentmaker.errors import EmbeddingModelMismatchError
+from agentmaker.retrieval.database import SHARED_USER
 from agentmaker.retrieval.hybrid import HybridRetriever
 from agentmaker.retrieval.ports import Embedder, FusionStrategy, Reranker
 from agentmaker.retrieval.postgres.db import PgDatabase, Plan
@@ -28,8 +29,6 @@ from agentmaker.retrieval.types import (
 )
 
 MODEL_KEY = "embedding_model"
-#: The user whose items every user's search also sees: a team's shared collection.
-SHARED_USER = "shared"
 
 
 class PgHybridRetriever(HybridRetriever):

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from agentmaker.errors import ConfigurationError, UnknownFilterFieldError
+from agentmaker.retrieval.database import SHARED_USER
 from agentmaker.retrieval.postgres.db import Many, PgDatabase, Plan
 from agentmaker.retrieval.types import (
     SCOPE_DIMENSIONS,
@@ -82,6 +83,12 @@ class PgItemTable:
                 "  metadata TEXT NOT NULL DEFAULT '{}',\n"
                 f"{scope_cols}\n);\n"
                 f"CREATE INDEX {table}_scope ON {table}(s_base, s_user, s_agent)",
+                # Row-level security: a login finds its own items, the shared ones and
+                # those of no user; another person's private items are not there for it
+                # (the administrator, who owns the tables, sees all).
+                f"ALTER TABLE {table} ENABLE ROW LEVEL SECURITY;\n"
+                f"CREATE POLICY {table}_people ON {table} "
+                f"USING (s_user IN (current_user, '{SHARED_USER}', ''))",
             ],
         )
         self._ensure_metadata_columns()
