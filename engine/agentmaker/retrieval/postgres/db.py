@@ -194,6 +194,8 @@ def _ensure_pgvector(dsn: str) -> None:
                 return
             try:
                 conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
+            except psycopg.errors.UniqueViolation:
+                return  # another app created it at the same moment
             except psycopg.Error as exc:
                 raise StorageError(
                     f"The database {redact(dsn)} has no pgvector extension and this login "
