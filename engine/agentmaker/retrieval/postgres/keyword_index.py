@@ -61,7 +61,7 @@ class PgKeywordIndex(KeywordIndex):
             [
                 f'CREATE TABLE {t}_postings (term TEXT COLLATE "C" NOT NULL, '
                 "rowid BIGINT NOT NULL, tf INTEGER NOT NULL, dl INTEGER NOT NULL, "
-                "PRIMARY KEY (term, rowid));\n"
+                "PRIMARY KEY (term, rowid) INCLUDE (tf, dl));\n"
                 f"CREATE TABLE {t}_docs (rowid BIGINT PRIMARY KEY, length INTEGER NOT NULL, "
                 "terms TEXT[] NOT NULL);\n"
                 f'CREATE TABLE {t}_terms (term TEXT COLLATE "C" PRIMARY KEY, '
@@ -220,29 +220,61 @@ class PgKeywordIndex(KeywordIndex):
             terms += [r[0] for r in rows]
         if not terms:
             return []
+        limit = max(4 * top_k, 40)
+        # Rank on the postings alone first (an index-only scan of the query's terms),
+        # then check the best rows against the filter: joining every matching row to
+        # the item table costs more than ranking them. When too few of them pass, the
+        # filter joins inside the ranking query instead (a pre-filter, never top-k-
+        # then-filter).
+        ranked = yield (self._ranking_sql("", ""), [terms, limit])
+        rowids = [int(r[0]) for r in ranked]
+        passing: set[int] = set()
+        if rowids:
+            rows = yield (
+                f"SELECT i.rowid FROM {self.items.table} i WHERE i.rowid = ANY(%s) AND {where}",
+                [rowids, *params],
+            )
+            passing = {int(r[0]) for r in rows}
+        best = [(int(r[0]), float(r[1])) for r in ranked if int(r[0]) in passing]
+        if len(best) < top_k and len(ranked) == limit:
+            join = f"JOIN {self.items.table} i ON i.rowid = p.rowid"
+            ranked = yield (self._ranking_sql(join, f"WHERE {where}"), [terms, *params, top_k])
+            best = [(int(r[0]), float(r[1])) for r in ranked]
+        best = best[:top_k]
+        if not best:
+            return []
         rows = yield (
+            f"SELECT i.rowid, {RESULT_COLUMNS} FROM {self.items.table} i WHERE i.rowid = ANY(%s)",
+            [[r for r, _ in best]],
+        )
+        found = {int(r[0]): r[1:] for r in rows}
+        results = []
+        for rowid, score in best:
+            if rowid not in found:  # deleted between the two statements
+                continue
+            item = result(found[rowid], score)
+            item.metadata["bm25"] = score
+            results.append(item)
+        return results
+
+    def _ranking_sql(self, join: str, where: str) -> str:
+        """BM25 over the postings of ``%s`` (the query's terms), best ``%s`` rows first;
+        ``join``/``where`` add the item table's filter. One statement: one snapshot of
+        the postings and the statistics."""
+        t = self.table
+        return (
             f"WITH st AS (SELECT docs::float8 AS n, "
             f"CASE WHEN docs > 0 THEN tokens::float8 / docs ELSE 1 END AS avgdl "
             f"FROM {t}_stats WHERE id = 1), "
             f"q AS (SELECT k.term, CASE WHEN st.n - k.df + 0.5 > k.df + 0.5 "
             f"THEN ln((st.n - k.df + 0.5) / (k.df + 0.5)) ELSE 1e-6 END AS w "
             f"FROM unnest(%s::text[]) AS u(term) JOIN {t}_terms k ON k.term = u.term "
-            f"CROSS JOIN st), "
-            f"s AS (SELECT p.rowid, sum(q.w * p.tf * {K1 + 1} / (p.tf + {K1} * "
+            f"CROSS JOIN st) "
+            f"SELECT p.rowid, sum(q.w * p.tf * {K1 + 1} / (p.tf + {K1} * "
             f"({1 - B} + {B} * p.dl / st.avgdl))) AS score "
-            f"FROM q JOIN {t}_postings p ON p.term = q.term "
-            f"JOIN {self.items.table} i ON i.rowid = p.rowid CROSS JOIN st "
-            f"WHERE {where} GROUP BY p.rowid) "
-            f"SELECT s.score, {RESULT_COLUMNS} FROM s JOIN {self.items.table} i "
-            "ON i.rowid = s.rowid ORDER BY s.score DESC, s.rowid LIMIT %s",
-            [terms, *params, top_k],
+            f"FROM q JOIN {t}_postings p ON p.term = q.term {join} CROSS JOIN st "
+            f"{where} GROUP BY p.rowid ORDER BY score DESC, p.rowid LIMIT %s"
         )
-        results = []
-        for score, *rest in rows:
-            item = result(rest, float(score))
-            item.metadata["bm25"] = float(score)
-            results.append(item)
-        return results
 
     def search(
         self,
