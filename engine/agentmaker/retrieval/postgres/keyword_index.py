@@ -29,6 +29,7 @@ from agentmaker.retrieval.ports import KeywordIndex
 from agentmaker.retrieval.postgres.db import Many, PgDatabase, Plan
 from agentmaker.retrieval.postgres.items import RESULT_COLUMNS, PgItemTable, delete_plan, result
 from agentmaker.retrieval.postgres.tokens import Tokenizer
+from agentmaker.retrieval.sqlite import fts5_topk
 from agentmaker.retrieval.types import MetadataFilter, RetrievalResult, Scope
 
 K1, B = 1.2, 0.75
@@ -221,25 +222,52 @@ class PgKeywordIndex(KeywordIndex):
         if not terms:
             return []
         limit = max(4 * top_k, 40)
-        # Rank on the postings alone first (an index-only scan of the query's terms),
-        # then check the best rows against the filter: joining every matching row to
-        # the item table costs more than ranking them. When too few of them pass, the
-        # filter joins inside the ranking query instead (a pre-filter, never top-k-
-        # then-filter).
-        ranked = yield (self._ranking_sql("", ""), [terms, limit])
-        rowids = [int(r[0]) for r in ranked]
-        passing: set[int] = set()
-        if rowids:
-            rows = yield (
-                f"SELECT i.rowid FROM {self.items.table} i WHERE i.rowid = ANY(%s) AND {where}",
-                [rowids, *params],
-            )
-            passing = {int(r[0]) for r in rows}
-        best = [(int(r[0]), float(r[1])) for r in ranked if int(r[0]) in passing]
-        if len(best) < top_k and len(ranked) == limit:
-            join = f"JOIN {self.items.table} i ON i.rowid = p.rowid"
-            ranked = yield (self._ranking_sql(join, f"WHERE {where}"), [terms, *params, top_k])
-            best = [(int(r[0]), float(r[1])) for r in ranked]
+        stats = yield (
+            f"SELECT k.term, k.df, s.docs FROM {t}_terms k CROSS JOIN {t}_stats s "
+            "WHERE k.term = ANY(%s)",
+            [terms],
+        )
+        df = {r[0]: int(r[1]) for r in stats}
+        total = int(stats[0][2]) if stats else 0
+        terms = [term for term in terms if term in df]  # a term no row holds adds nothing
+        if not terms:
+            return []
+        best: list[tuple[int, float]] | None = None
+        if (
+            sum(df[term] for term in terms) > fts5_topk.SMALL_QUERY_ROWS
+        ):  # read now (tests lower it)
+            # As the SQLite leg does (fts5_topk): rank only the rows holding a rare
+            # term, exactly; a row holding common terms only scores at most the sum of
+            # their bounds, so when the k-th best beats it, that is the full query's
+            # top k. Otherwise the next, wider split, and last the full query.
+            for share in fts5_topk.SPLITS:
+                rare = sorted({term for term in terms if df[term] <= share * total})
+                common = [term for term in terms if df[term] > share * total]
+                if not common:
+                    break
+                if not rare:
+                    continue
+                ranked = yield (self._ranking_sql(candidates=True), [terms, rare, limit])
+                best = yield from self._passing(ranked, where, params)
+                bound = sum(fts5_topk.idf(total, df[term]) * (K1 + 1) for term in common)
+                if len(best) >= top_k and best[top_k - 1][1] >= bound:
+                    break
+                best = None
+        if best is None:
+            # Rank on the postings alone (an index-only scan of the query's terms), then
+            # check the best rows against the filter: joining every matching row to the
+            # item table costs more than ranking them. When too few of them pass, the
+            # filter joins inside the ranking query (a pre-filter, never top-k-then-
+            # filter).
+            ranked = yield (self._ranking_sql(), [terms, limit])
+            best = yield from self._passing(ranked, where, params)
+            if len(best) < top_k and len(ranked) == limit:
+                join = f"JOIN {self.items.table} i ON i.rowid = p.rowid"
+                ranked = yield (
+                    self._ranking_sql(join=join, where=f"WHERE {where}"),
+                    [terms, *params, top_k],
+                )
+                best = [(int(r[0]), float(r[1])) for r in ranked]
         best = best[:top_k]
         if not best:
             return []
@@ -257,11 +285,33 @@ class PgKeywordIndex(KeywordIndex):
             results.append(item)
         return results
 
-    def _ranking_sql(self, join: str, where: str) -> str:
+    def _passing(
+        self, ranked: list[tuple[object, ...]], where: str, params: list[object]
+    ) -> Plan[list[tuple[int, float]]]:
+        """The ranked rows that pass the scope and metadata filter, in order."""
+        rowids = [int(r[0]) for r in ranked]  # type: ignore[call-overload]
+        if not rowids:
+            return []
+        rows = yield (
+            f"SELECT i.rowid FROM {self.items.table} i WHERE i.rowid = ANY(%s) AND {where}",
+            [rowids, *params],
+        )
+        passing = {int(r[0]) for r in rows}
+        return [(int(r[0]), float(r[1])) for r in ranked if int(r[0]) in passing]  # type: ignore[call-overload, arg-type]
+
+    def _ranking_sql(self, *, join: str = "", where: str = "", candidates: bool = False) -> str:
         """BM25 over the postings of ``%s`` (the query's terms), best ``%s`` rows first;
-        ``join``/``where`` add the item table's filter. One statement: one snapshot of
-        the postings and the statistics."""
+        ``join``/``where`` add the item table's filter; ``candidates`` scores only the
+        rows holding one of a second ``%s`` list of terms (probing each one's postings).
+        One statement: one snapshot of the postings and the statistics."""
         t = self.table
+        if candidates:
+            source = (
+                f"(SELECT DISTINCT rowid FROM {t}_postings WHERE term = ANY(%s)) c "
+                f"CROSS JOIN q JOIN {t}_postings p ON p.term = q.term AND p.rowid = c.rowid"
+            )
+        else:
+            source = f"q JOIN {t}_postings p ON p.term = q.term"
         return (
             f"WITH st AS (SELECT docs::float8 AS n, "
             f"CASE WHEN docs > 0 THEN tokens::float8 / docs ELSE 1 END AS avgdl "
@@ -272,7 +322,7 @@ class PgKeywordIndex(KeywordIndex):
             f"CROSS JOIN st) "
             f"SELECT p.rowid, sum(q.w * p.tf * {K1 + 1} / (p.tf + {K1} * "
             f"({1 - B} + {B} * p.dl / st.avgdl))) AS score "
-            f"FROM q JOIN {t}_postings p ON p.term = q.term {join} CROSS JOIN st "
+            f"FROM {source} {join} CROSS JOIN st "
             f"{where} GROUP BY p.rowid ORDER BY score DESC, p.rowid LIMIT %s"
         )
 

@@ -52,6 +52,33 @@ def test_bm25_scores_equal_the_sqlite_legs(pg, query: str) -> None:
     assert [(h.id, round(h.score, 6)) for h in got] == [(h.id, round(h.score, 6)) for h in want]
 
 
+def test_rare_term_pruning_gives_the_full_querys_top_k(pg, monkeypatch) -> None:
+    from agentmaker.retrieval.sqlite import fts5_topk
+
+    words = ["alpha", "beta", "gamma", "delta", "river", "stone", "meal", "budget"]
+    items = [
+        RetrievalResult(
+            content=" ".join(words[(i * k) % 8] for k in range(1, 9 + i % 5)) + f" code{i % 7}",
+            id=f"r{i}",
+        )
+        for i in range(300)
+    ]
+    pg.add(items, scope=RAG)
+    query = "alpha river code3 budget"
+    full = [(h.id, round(h.score, 9)) for h in pg.keyword_index.search(query, top_k=5, scope=RAG)]
+    monkeypatch.setattr(fts5_topk, "SMALL_QUERY_ROWS", 0)  # every query takes the pruned path
+    calls = []
+    original = pg.keyword_index._ranking_sql
+    monkeypatch.setattr(
+        pg.keyword_index,
+        "_ranking_sql",
+        lambda **kw: calls.append(kw.get("candidates", False)) or original(**kw),
+    )
+    pruned = [(h.id, round(h.score, 9)) for h in pg.keyword_index.search(query, top_k=5, scope=RAG)]
+    assert calls and calls[0] is True  # the rare-term ranking really ran
+    assert pruned == full and len(full) == 5
+
+
 def test_search_fuses_both_legs_and_filters_inside_them(pg) -> None:
     pg.add(_items(), scope=RAG)
     hits = pg.search("meal allowance", top_k=3, scope=RAG)
