@@ -28,6 +28,12 @@ class PgTestServer:
 
         self._server = pgserver.get_server(root, cleanup_mode="stop")
         self.base_uri: str = self._server.get_uri()
+        # A throwaway server: nothing needs to survive a crash, and without these every
+        # commit and the shutdown checkpoint wait for the disk (tens of seconds when the
+        # machine is busy, one database a test).
+        for setting in ("fsync = off", "synchronous_commit = off", "full_page_writes = off"):
+            self.admin(f"ALTER SYSTEM SET {setting}")
+        self.admin("SELECT pg_reload_conf()")
         self.admin("CREATE DATABASE " + _TEMPLATE)
         self.admin("CREATE EXTENSION IF NOT EXISTS vector", database=_TEMPLATE)
 

@@ -15,6 +15,7 @@ from typing import Any
 from agentmaker import cli_models, cli_output
 from agentmaker.errors import AgentmakerError
 from agentmaker.rag.ingest.batch import IngestProgress
+from agentmaker.retrieval.database import dialect, is_postgres_url
 
 USAGE = """\
 Ask your documents from a terminal. Everything stays on this computer.
@@ -91,6 +92,8 @@ def _print_answer(result) -> None:
 
 def _attach_ocr(library) -> Any:
     """Scanned PDFs and pictures are read by OCR, as in the app (None: OCR unavailable)."""
+    if dialect(library.db) != "sqlite":  # the OCR queue's tables are SQLite's for now
+        return None
     try:
         from agentmaker.ocr import OcrQueue
     except ImportError:  # the OCR models are an optional part of some installs
@@ -161,7 +164,11 @@ def _parser() -> argparse.ArgumentParser:
         description=USAGE,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--library", default=None, help="library file (default: the app's)")
+    parser.add_argument(
+        "--library",
+        default=None,
+        help="library file (default: the app's), or a team library's postgresql:// URL",
+    )
     parser.add_argument(
         "--create", action="store_true", help="create the --library file if it does not exist"
     )
@@ -255,10 +262,12 @@ def main(argv: list[str] | None = None) -> int:
         return cli_models.run(args)
     if args.command in ("demo", "self-test"):
         return _demo(check=args.command == "self-test")
-    path = Path(args.library).expanduser() if args.library else default_library_path()
+    team = is_postgres_url(args.library)  # a team library: postgresql://user@host/db
+    path = Path(args.library).expanduser() if args.library and not team else default_library_path()
     try:
-        _check_library_path(path, explicit=args.library is not None, create=args.create)
-        library = _open(path, args)
+        if not team:
+            _check_library_path(path, explicit=args.library is not None, create=args.create)
+        library = _open(args.library if team else path, args)
     except AgentmakerError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -8,6 +8,7 @@ has written.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 from collections.abc import Callable
@@ -23,6 +24,7 @@ from agentmaker.rag.ingest.batch import CancelToken
 from agentmaker.rag.ingest.pipeline import IngestionPipeline
 from agentmaker.rag.ingest.reader_process import ReaderProcess
 from agentmaker.rag.source_store import SourceStore
+from agentmaker.retrieval.database import Database, dialect, is_postgres_url
 from agentmaker.retrieval.hybrid import default_fusion
 from agentmaker.retrieval.ports import Embedder
 from agentmaker.retrieval.sqlite.db import SqliteDatabase
@@ -30,6 +32,7 @@ from agentmaker.retrieval.sqlite.hybrid import MODEL_KEY, SqliteHybridRetriever
 
 if TYPE_CHECKING:
     from agentmaker.models.local_embedder import ModelChoice
+    from agentmaker.retrieval.postgres.hybrid import PgHybridRetriever
 
 log = logging.getLogger(__name__)
 REBUILD_KEY = "rebuild_pending"
@@ -41,7 +44,7 @@ REBUILD_KEY = "rebuild_pending"
 DEFAULT_LOCAL_MODEL: ModelChoice = "multilingual-e5-small"
 
 
-def default_embedder(db: SqliteDatabase | None = None) -> Embedder:
+def default_embedder(db: Database | None = None) -> Embedder:
     """The built-in offline embedder for a library: the built-in model it was made with
     (an existing library keeps its model), :data:`DEFAULT_LOCAL_MODEL` for a new one."""
     from agentmaker.models.local_embedder import LocalEmbedder
@@ -50,7 +53,7 @@ def default_embedder(db: SqliteDatabase | None = None) -> Embedder:
     return LocalEmbedder(model=model or DEFAULT_LOCAL_MODEL)
 
 
-def builtin_model_of(db: SqliteDatabase) -> ModelChoice | None:
+def builtin_model_of(db: Database) -> ModelChoice | None:
     """Which built-in model made the library in ``db`` (None: new, or another model)."""
     from agentmaker.models.local_embedder import E5_SMALL, MINILM
 
@@ -68,12 +71,25 @@ def builtin_model_of(db: SqliteDatabase) -> ModelChoice | None:
     return None
 
 
+def _open_database(path: str | Path, config: RagConfig) -> tuple[Database, RagConfig]:
+    """The library file, or for a ``postgresql://`` URL the team library's database
+    (then the scope gains the login as its user when ``config`` names none)."""
+    if not is_postgres_url(path):
+        return SqliteDatabase(path), config
+    from agentmaker.retrieval.postgres.db import PgDatabase
+
+    db = PgDatabase(str(path))
+    if config.scope.user is None:
+        config = dataclasses.replace(config, scope=dataclasses.replace(config.scope, user=db.login))
+    return db, config
+
+
 class Library:
     """A library file opened with an embedder and (optionally) a language model."""
 
     def __init__(
         self,
-        db: SqliteDatabase,
+        db: Database,
         embedder: Embedder,
         llm: LLMClient | None,
         config: RagConfig,
@@ -83,6 +99,8 @@ class Library:
         self.config = config
         self.embedder = embedder
         self.source_store = SourceStore(db)
+        if dialect(db) == "postgresql":  # a team library: documents belong to the scope's user
+            self.source_store.owner = config.scope.user
         self.retriever = self._build_retriever(embedder)
         self.pipeline = IngestionPipeline.from_config(
             config,
@@ -102,10 +120,21 @@ class Library:
         #: Chat threads stored in this file (questions, answers, their passages).
         self.conversations = Conversations(db, self.rag, scope=config.scope)
 
-    def _build_retriever(self, embedder: Embedder) -> SqliteHybridRetriever:
+    def _build_retriever(self, embedder: Embedder) -> SqliteHybridRetriever | PgHybridRetriever:
+        if dialect(self.db) == "postgresql":
+            from agentmaker.retrieval.postgres.hybrid import PgHybridRetriever
+
+            return PgHybridRetriever(
+                embedder,
+                self.db,  # type: ignore[arg-type]
+                metadata_columns=self.config.metadata_columns,
+                reranker=self.config.reranker,
+                config=self.config.retrieval,
+                owns_db=False,
+            )
         return SqliteHybridRetriever(
             embedder,
-            self.db,
+            self.db,  # type: ignore[arg-type]
             metadata_columns=self.config.metadata_columns,
             reranker=self.config.reranker,
             config=self.config.retrieval,
@@ -125,11 +154,15 @@ class Library:
     ) -> Library:
         """Open (or create) a library file. With ``heal``, unfinished writes are finished.
 
+        ``path`` may also be a ``postgresql://`` URL: a team library on a PostgreSQL
+        server with pgvector (the ``team`` extra), whose scope's user is the
+        connection's login unless ``config.scope`` names one.
+
         ``reader_process=True`` reads files in a child process: what an app with an event
         loop wants (C parsers cannot freeze it, a parser crash costs one file).
         """
         config = config or RagConfig()
-        db = SqliteDatabase(path)
+        db, config = _open_database(path, config)
         try:
             library = cls(db, embedder or default_embedder(db), llm, config)
         except BaseException:
@@ -160,6 +193,13 @@ class Library:
         (their fingerprints change, so re-ingesting them re-indexes them).
         """
         config.metadata_columns = self.config.metadata_columns  # fixed when the file was built
+        if dialect(self.db) == "postgresql":
+            login = getattr(self.db, "login", None)
+            if config.scope.user is None:
+                config = dataclasses.replace(
+                    config, scope=dataclasses.replace(config.scope, user=login)
+                )
+            self.source_store.owner = config.scope.user
         self.config = config
         self.retriever.config = config.retrieval
         self.retriever.reranker = config.reranker
@@ -190,8 +230,13 @@ class Library:
         next call; until then keyword search works on what was rebuilt.
         """
         with self.db.transaction():
-            for table in ("vec_vectors", "kw_fts", "items"):
-                self.db.execute(f"DELETE FROM {table}")
+            if dialect(self.db) == "postgresql":
+                from agentmaker.retrieval.postgres.hybrid import clear_indexes
+
+                clear_indexes(self.db)  # type: ignore[arg-type]
+            else:
+                for table in ("vec_vectors", "kw_fts", "items"):
+                    self.db.execute(f"DELETE FROM {table}")
             self.db.execute(
                 "DELETE FROM library_meta WHERE key IN (?, ?)", (MODEL_KEY, "vec_vectors.dimension")
             )

@@ -28,7 +28,7 @@ from agentmaker.conversations.records import (
 from agentmaker.conversations.store import ConversationStore
 from agentmaker.errors import ConfigurationError, ConversationNotFoundError, StorageError
 from agentmaker.rag.answer.retriever import RagRetriever, TextStream
-from agentmaker.retrieval.sqlite.db import SqliteDatabase
+from agentmaker.retrieval.database import Database
 from agentmaker.retrieval.types import Scope
 
 ExportFormat = Literal["markdown", "html"]
@@ -44,7 +44,7 @@ _SUFFIXES: dict[str, ExportFormat] = {
 class Conversations:
     """The conversations of a library (of its scope), and asking within them."""
 
-    def __init__(self, db: SqliteDatabase, rag: RagRetriever, *, scope: Scope) -> None:
+    def __init__(self, db: Database, rag: RagRetriever, *, scope: Scope) -> None:
         self.rag = rag
         self.store = ConversationStore(db, scope)
         #: Tokens of earlier turns the answer prompt may carry (oldest dropped first).

@@ -26,7 +26,7 @@ from agentmaker.conversations.records import (
     TurnSource,
 )
 from agentmaker.errors import ConversationNotFoundError
-from agentmaker.retrieval.sqlite.db import SqliteDatabase
+from agentmaker.retrieval.database import Database, dialect
 from agentmaker.retrieval.sqlite.fts5_topk import TOKENIZE
 from agentmaker.retrieval.text_analysis import index_text, query_terms
 from agentmaker.retrieval.types import Scope
@@ -56,6 +56,18 @@ _MIGRATIONS = [
     "CREATE INDEX conversation_turns_order ON conversation_turns(conversation_id, position);\n"
     "CREATE VIRTUAL TABLE conversation_fts USING fts5(body, turn_id UNINDEXED, "
     f"conversation_id UNINDEXED, tokenize='{TOKENIZE}')",
+]
+# A team library (PostgreSQL) has no FTS5: the same rows in a plain table, searched for
+# every word (ILIKE) - a person's own conversations are few, so a scan is quick.
+_PG_MIGRATIONS = [
+    _MIGRATIONS[0].replace(
+        "CREATE VIRTUAL TABLE conversation_fts USING fts5(body, turn_id UNINDEXED, "
+        f"conversation_id UNINDEXED, tokenize='{TOKENIZE}')",
+        "CREATE TABLE conversation_fts (body TEXT NOT NULL, turn_id TEXT NOT NULL, "
+        "conversation_id TEXT NOT NULL);\n"
+        "CREATE INDEX conversation_fts_turn ON conversation_fts(turn_id);\n"
+        "CREATE INDEX conversation_fts_conversation ON conversation_fts(conversation_id)",
+    )
 ]
 _TURN_COLS = (
     "turn_id, conversation_id, position, question, query, answer, extractive, model, "
@@ -112,10 +124,11 @@ def _snippet(text: str, words: Sequence[str], width: int = 90) -> str:
 class ConversationStore:
     """Conversations of one scope in a library file."""
 
-    def __init__(self, db: SqliteDatabase, scope: Scope) -> None:
+    def __init__(self, db: Database, scope: Scope) -> None:
         self.db = db
         self.scope = scope
-        db.migrate(COMPONENT, _MIGRATIONS)
+        self._pg = dialect(db) == "postgresql"
+        db.migrate(COMPONENT, _PG_MIGRATIONS if self._pg else _MIGRATIONS)
 
     @property
     def _scope(self) -> str:
@@ -315,16 +328,19 @@ class ConversationStore:
         expression = _match(text)
         if expression is None:
             return []
-        rows = self._read(
-            "WITH hits AS MATERIALIZED (SELECT turn_id, conversation_id, bm25(conversation_fts)"
-            " AS score FROM conversation_fts WHERE conversation_fts MATCH ?) "
-            "SELECT c.conversation_id, c.title, t.turn_id, t.question, t.answer, c.updated_at "
-            "FROM hits h JOIN conversation_turns t ON t.turn_id = h.turn_id "
-            "JOIN conversations c ON c.conversation_id = h.conversation_id "
-            "WHERE c.scope = ? ORDER BY c.updated_at DESC, h.score",
-            (expression, self._scope),
-        )
         words = query_terms(text)
+        if self._pg:
+            rows = self._search_pg(words)
+        else:
+            rows = self._read(
+                "WITH hits AS MATERIALIZED (SELECT turn_id, conversation_id, bm25(conversation_fts)"
+                " AS score FROM conversation_fts WHERE conversation_fts MATCH ?) "
+                "SELECT c.conversation_id, c.title, t.turn_id, t.question, t.answer, c.updated_at "
+                "FROM hits h JOIN conversation_turns t ON t.turn_id = h.turn_id "
+                "JOIN conversations c ON c.conversation_id = h.conversation_id "
+                "WHERE c.scope = ? ORDER BY c.updated_at DESC, h.score",
+                (expression, self._scope),
+            )
         hits: builtins.list[SearchHit] = []
         seen: set[str] = set()
         for cid, title, tid, question, answer, updated in rows:
@@ -336,3 +352,18 @@ class ConversationStore:
             if len(hits) >= limit:
                 break
         return hits
+
+    def _search_pg(self, words: Sequence[str]) -> builtins.list[Any]:
+        """The rows :meth:`search` reads, on PostgreSQL: turns holding every word."""
+        like = " AND ".join("f.body ILIKE ?" for _ in words)
+        patterns = [
+            "%" + w.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+            for w in words
+        ]
+        return self._read(
+            "SELECT c.conversation_id, c.title, t.turn_id, t.question, t.answer, c.updated_at "
+            "FROM conversation_fts f JOIN conversation_turns t ON t.turn_id = f.turn_id "
+            "JOIN conversations c ON c.conversation_id = f.conversation_id "
+            f"WHERE c.scope = ? AND {like} ORDER BY c.updated_at DESC, t.position DESC",
+            (self._scope, *patterns),
+        )

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from agentmaker.rag.documents import Chunk, Document
+from agentmaker.retrieval.database import SHARED_USER, Database, dialect, lock_document
 from agentmaker.retrieval.sqlite.db import SqliteDatabase
 from agentmaker.retrieval.sqlite.items import chunked
 
@@ -41,6 +42,18 @@ _MIGRATIONS = [
     "CREATE INDEX chunks_heading ON chunks(doc_id, heading_path, idx);\n"
     "CREATE INDEX documents_source ON documents(source)",
 ]
+
+
+def _people_policy(table: str) -> str:
+    """Row-level security on a team library: a login reads and writes its own rows and
+    the shared ones (the server's administrator, who owns the tables, sees all)."""
+    return (
+        f"ALTER TABLE {table} ADD COLUMN owner TEXT NOT NULL DEFAULT current_user;\n"
+        f"CREATE INDEX {table}_owner ON {table}(owner);\n"
+        f"ALTER TABLE {table} ENABLE ROW LEVEL SECURITY;\n"
+        f"CREATE POLICY {table}_people ON {table} "
+        f"USING (owner IN (current_user, '{SHARED_USER}', ''))"
+    )
 
 
 @dataclass
@@ -92,12 +105,25 @@ def _info(row: Sequence[Any]) -> DocumentInfo:
 
 
 class SourceStore:
-    """Documents and chunks in SQLite: in memory by default, or in a library file."""
+    """Documents and chunks in SQLite (in memory by default, or in a library file), or
+    in a team library's PostgreSQL database (pass its ``PgDatabase``)."""
 
-    def __init__(self, path: str | Path | SqliteDatabase = ":memory:") -> None:
-        self._owns_db = not isinstance(path, SqliteDatabase)
-        self.db = SqliteDatabase(path) if not isinstance(path, SqliteDatabase) else path
+    def __init__(self, path: str | Path | Database = ":memory:") -> None:
+        self._owns_db = isinstance(path, str | Path)
+        self.db: Database = SqliteDatabase(path) if isinstance(path, str | Path) else path
+        self._pg = dialect(self.db) == "postgresql"
         self.db.migrate("source_store", _MIGRATIONS)
+        #: On a team library: whose documents this store writes (their login by default;
+        #: ``SHARED_USER`` for the team's shared collection). Row-level security on the
+        #: server shows each login only its own and the shared documents.
+        self.owner: str | None = None
+        if self._pg:
+            self.db.migrate("people", [_people_policy("documents"), _people_policy("chunks")])
+
+    def lock_document(self, doc_id: str) -> None:
+        """Inside a write transaction: other processes' writes of ``doc_id`` wait for it
+        (a no-op on SQLite, whose write transaction excludes every other writer)."""
+        lock_document(self.db, doc_id)
 
     # --- writes -------------------------------------------------------------
 
@@ -145,13 +171,27 @@ class SourceStore:
                     for c in chunks
                 ],
             )
+            if self._pg and self.owner is not None:
+                for table in ("documents", "chunks"):
+                    self.db.execute(
+                        f"UPDATE {table} SET owner = ? WHERE doc_id = ? AND owner <> ?",
+                        (self.owner, doc.doc_id, self.owner),
+                    )
 
     def set_metadata_value(self, doc_id: str, key: str, value: Any) -> None:
         """Set one key of a stored document's metadata (the rest is kept)."""
+        value_json = json.dumps(value, ensure_ascii=False, default=str)
         with self.db.transaction():
+            if self._pg:
+                self.db.execute(
+                    "UPDATE documents SET metadata = "
+                    "jsonb_set(metadata::jsonb, ARRAY[?], ?::jsonb)::text WHERE doc_id = ?",
+                    (key, value_json, doc_id),
+                )
+                return
             self.db.execute(
                 "UPDATE documents SET metadata = json_set(metadata, ?, json(?)) WHERE doc_id = ?",
-                (f"$.{key}", json.dumps(value, ensure_ascii=False, default=str), doc_id),
+                (f"$.{key}", value_json, doc_id),
             )
 
     def delete(self, doc_id: str) -> bool:
@@ -208,7 +248,8 @@ class SourceStore:
 
     def list_documents(self) -> list[DocumentInfo]:
         """Every document, by title."""
-        rows = self._read(f"SELECT {_DOC_COLS} FROM documents ORDER BY title COLLATE NOCASE")
+        order = "lower(title), doc_id" if self._pg else "title COLLATE NOCASE"
+        rows = self._read(f"SELECT {_DOC_COLS} FROM documents ORDER BY {order}")
         return [_info(r) for r in rows]
 
     def get_document(self, doc_id: str) -> DocumentInfo | None:

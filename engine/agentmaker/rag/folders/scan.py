@@ -20,7 +20,7 @@ from agentmaker.rag.folders.reports import (
 )
 from agentmaker.rag.ingest.batch import CancelToken, FileOutcome
 from agentmaker.rag.ingest.pipeline import IngestionPipeline, doc_id_for_path
-from agentmaker.retrieval.sqlite.db import SqliteDatabase
+from agentmaker.retrieval.database import Database
 
 log = logging.getLogger(__name__)
 
@@ -30,7 +30,7 @@ class FolderState(Protocol):
     and the saved per-file state (a protocol, so the two modules do not import each other)."""
 
     pipeline: IngestionPipeline
-    db: SqliteDatabase
+    db: Database
 
     def extensions(self) -> set[str]:
         """File types a scan picks up."""

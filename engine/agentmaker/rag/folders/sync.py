@@ -51,7 +51,7 @@ from agentmaker.rag.folders.scan import ScanRun, outermost
 from agentmaker.rag.ingest.batch import CancelToken, FileOutcome
 from agentmaker.rag.ingest.contextualizers import HeadingContextualizer
 from agentmaker.rag.ingest.pipeline import IngestionPipeline, doc_id_for_path, supported_extensions
-from agentmaker.retrieval.sqlite.db import SqliteDatabase
+from agentmaker.retrieval.database import Database
 from agentmaker.retrieval.sqlite.items import chunked
 
 log = logging.getLogger(__name__)
@@ -88,12 +88,12 @@ class FolderSync:
     store's). Methods may be called from any thread; scans run one at a time.
     """
 
-    def __init__(self, target: Any, db: SqliteDatabase | None = None) -> None:
+    def __init__(self, target: Any, db: Database | None = None) -> None:
         pipeline = getattr(target, "pipeline", target)
         if not isinstance(pipeline, IngestionPipeline):
             raise TypeError("FolderSync needs a Library or an IngestionPipeline.")
         self.pipeline = pipeline
-        self.db: SqliteDatabase = db or getattr(target, "db", None) or pipeline.source_store.db
+        self.db: Database = db or getattr(target, "db", None) or pipeline.source_store.db
         self.db.migrate("folder_sync", _MIGRATIONS)
         self._scan_lock = threading.Lock()
         self._active: CancelToken | None = None

@@ -34,15 +34,16 @@ class VerifyReport:
 
 def delete_document(pipeline: PipelineSteps, doc_id: str) -> bool:
     """Remove a document from the source store and the index; False if unknown."""
-    ids = pipeline.source_store.chunk_ids_of(doc_id)
-    existed = pipeline.source_store.get_document(doc_id) is not None or bool(ids)
-
-    def apply() -> None:
-        if ids:
-            pipeline.retriever.delete(ids)
-        pipeline.source_store.delete(doc_id)
-
     with pipeline.transaction():
+        pipeline.source_store.lock_document(doc_id)
+        ids = pipeline.source_store.chunk_ids_of(doc_id)
+        existed = pipeline.source_store.get_document(doc_id) is not None or bool(ids)
+
+        def apply() -> None:
+            if ids:
+                pipeline.retriever.delete(ids)
+            pipeline.source_store.delete(doc_id)
+
         pipeline.index_sync.remove(doc_id, apply)
     return existed
 

@@ -208,13 +208,16 @@ class IngestionPipeline:
     def _write(
         self, doc: Document, chunks: Sequence[Chunk], items: list[RetrievalResult], fp: str
     ) -> None:
-        old_ids = self.source_store.chunk_ids_of(doc.doc_id)
-
-        def apply() -> None:
-            self.source_store.put(doc, chunks, fingerprint=fp)
-            self.retriever.replace(old_ids, items, scope=self.scope)
-
         with self.transaction():
+            # The old chunk ids are read under the document's lock: another process
+            # writing this document at the same moment cannot leave its chunks behind.
+            self.source_store.lock_document(doc.doc_id)
+            old_ids = self.source_store.chunk_ids_of(doc.doc_id)
+
+            def apply() -> None:
+                self.source_store.put(doc, chunks, fingerprint=fp)
+                self.retriever.replace(old_ids, items, scope=self.scope)
+
             self.index_sync.write(doc.doc_id, fp, apply)
 
     def embed_texts(

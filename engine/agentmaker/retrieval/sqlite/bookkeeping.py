@@ -6,14 +6,14 @@ persist beside the indexes, so they survive a restart and other processes see th
 
 from __future__ import annotations
 
-from agentmaker.retrieval.sqlite.db import SqliteDatabase
+from agentmaker.retrieval.database import Database
 from agentmaker.retrieval.sync import Bookkeeping
 
 
 class SqliteBookkeeping(Bookkeeping):
     """Bookkeeping persisted in the library file (survives restarts and processes)."""
 
-    def __init__(self, db: SqliteDatabase, *, namespace: str = "rag") -> None:
+    def __init__(self, db: Database, *, namespace: str = "rag") -> None:
         self.db = db
         self.namespace = namespace
         db.migrate(
