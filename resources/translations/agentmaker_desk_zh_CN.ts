@@ -253,6 +253,11 @@
         <source>No library is open.</source>
         <translation>没有打开的资料库。</translation>
     </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/bridge/conversations.py"/>
+        <source>Check this answer: {numbers} appear in none of the passages it was given.</source>
+        <translation>请核实此回答：{numbers} 未出现在提供给它的任何段落中。</translation>
+    </message>
 </context>
 <context>
     <name>ConversationList</name>

@@ -211,6 +211,8 @@ class ConversationAnswerStream(TextStream):
         self.sources: list[TurnSource] = []
         self.extractive = conversations.rag.llm is None
         self.error = ""  # the model's failure when an extractive answer replaced it
+        #: Numbers in the model's answer that none of its passages holds.
+        self.unsupported: list[str] = []
         self.turn: Turn | None = None
         self._owner = conversations
         self._top_k = top_k
@@ -243,6 +245,7 @@ class ConversationAnswerStream(TextStream):
                 yield piece
             self.sources = [TurnSource.from_ref(r) for r in inner.sources]
             self.extractive, self.error = bool(inner.extractive), inner.error
+            self.unsupported = list(inner.unsupported)
             finished = True
         finally:
             await inner.aclose()

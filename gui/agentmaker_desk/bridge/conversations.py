@@ -263,6 +263,11 @@ class ConversationLinks(QObject):
                 self.turnPiece.emit(piece)
             # The model failed and the passages were quoted instead: say why.
             failure = str(getattr(stream, "error", "") or "") or None
+            unsupported = list(getattr(stream, "unsupported", None) or [])
+            if failure is None and unsupported:  # the model may have answered from memory
+                failure = self.tr(
+                    "Check this answer: {numbers} appear in none of the passages it was given."
+                ).format(numbers=", ".join(unsupported))
         except asyncio.CancelledError:
             stopped = True
             raise

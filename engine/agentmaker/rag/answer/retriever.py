@@ -14,6 +14,7 @@ from agentmaker.rag.answer.citations import CitationFilter, has_words, is_non_an
 from agentmaker.rag.answer.expanders import ChunkExpander
 from agentmaker.rag.answer.extractive import extractive_answer
 from agentmaker.rag.answer.focus import focus_passages
+from agentmaker.rag.answer.grounding import unsupported_numbers
 from agentmaker.rag.answer.prompting import (
     NO_HITS_ANSWER,
     NO_SENTENCE_ANSWER,
@@ -270,7 +271,12 @@ class RagRetriever:
         )
         parts = [piece async for piece in stream]
         return AskResult(
-            "".join(parts), stream.sources, stream.extractive, stream.abstained, stream.error
+            "".join(parts),
+            stream.sources,
+            stream.extractive,
+            stream.abstained,
+            stream.error,
+            list(stream.unsupported),
         )
 
 
@@ -315,6 +321,8 @@ class AnswerStream(TextStream):
         self.extractive = rag.llm is None
         self.abstained = False  # the model said the passages do not answer it
         self.error = ""  # the model's failure, when an extractive answer replaced it
+        #: Numbers in the model's answer that no passage holds (see grounding.py).
+        self.unsupported: list[str] = []
         self.answer = ""
         self._rag = rag
         self._top_k = top_k
@@ -380,6 +388,8 @@ class AnswerStream(TextStream):
             if aclose is not None:
                 await aclose()
         self.abstained = is_non_answer(self.answer)
+        if not self.abstained:
+            self.unsupported = unsupported_numbers(self.answer, [s.content for s in self.sources])
 
     async def _fallback(self, exc: ModelError) -> AsyncGenerator[str, None]:
         """The model failed before writing anything: quote the passages instead."""

@@ -1,0 +1,71 @@
+"""A check on a model's answer: numbers it states that none of its passages holds.
+
+A small model sometimes answers from what it knows instead of from the passages ("The
+boiling point of liquid nitrogen is 77.35 °C [1]" when passage 1 is about a farm). Names
+are hard to check without a model, numbers are not: every number in the answer should
+be in a passage it was given (written as digits, with or without thousands separators,
+or as an English number word up to a hundred). The caller shows the ones that are not,
+so the reader knows what to check; the answer itself is left as written.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+__all__ = ["unsupported_numbers"]
+
+_MARKER = re.compile(r"\[\d+\]")
+# ASCII digits only; not inside a longer number (Chinese text has no spaces: "造成12人").
+_NUMBER = re.compile(r"(?<![0-9.,])[0-9]+(?:[.,][0-9]+)*")
+_UNITS = [
+    *("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine"),
+    *("ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen"),
+    *("seventeen", "eighteen", "nineteen"),
+]
+_TENS = ["twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"]
+_WORD_NUMBER = re.compile(
+    rf"\b(?:({'|'.join(_TENS)})(?:[- ]({'|'.join(_UNITS[1:10])}))?|({'|'.join(_UNITS)})"
+    r"|(a |one )?hundred)\b",
+    re.IGNORECASE,
+)
+
+
+def _plain(number: str) -> str:
+    """A number without thousands separators or trailing zeros after a decimal point."""
+    digits = number.replace(",", "")
+    if "." in digits:
+        digits = digits.rstrip("0").rstrip(".")
+    return digits
+
+
+def _numbers_in(text: str) -> set[str]:
+    found = {_plain(n) for n in _NUMBER.findall(text)}
+    for match in _WORD_NUMBER.finditer(text):
+        tens, unit, single, _hundred = match.groups()
+        if tens:
+            value = (
+                20 + 10 * _TENS.index(tens.lower()) + (_UNITS.index(unit.lower()) if unit else 0)
+            )
+        elif single:
+            value = _UNITS.index(single.lower())
+        else:
+            value = 100
+        found.add(str(value))
+    return found
+
+
+def unsupported_numbers(answer: str, passages: Sequence[str]) -> list[str]:
+    """The numbers in ``answer`` (its ``[n]`` markers aside) that no passage holds, in
+    the order they appear."""
+    stated = _NUMBER.findall(_MARKER.sub(" ", answer))
+    if not stated:
+        return []
+    held: set[str] = set()
+    for passage in passages:
+        held |= _numbers_in(passage)
+    out: list[str] = []
+    for number in stated:
+        if _plain(number) not in held and number not in out:
+            out.append(number)
+    return out

@@ -1,0 +1,42 @@
+"""Numbers a model states that none of its passages holds are pointed out."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from agentmaker.library import Library
+from agentmaker.rag.answer.grounding import unsupported_numbers
+from agentmaker.testing import FakeEmbedder, ScriptedLLM
+
+
+def test_numbers_from_memory_are_found_and_the_passages_own_are_not() -> None:
+    farm = ["In 1820 he bought a small estate adjoining Bald Hills."]
+    assert unsupported_numbers("Nitrogen boils at 77.35 °C [1].", farm) == ["77.35"]
+    assert unsupported_numbers("He bought it in 1820 [1].", farm) == []
+    # The question's own number is no support: the passage must hold it.
+    cup = ["a 2-1 defeat on 11 October 1989 in a World Cup qualifier"]
+    assert unsupported_numbers("Roberts won the 1998 World Cup [1].", cup) == ["1998"]
+    # Written differently in the passage: separators, number words, no spaces in Chinese.
+    assert unsupported_numbers("21,015,324 passages [2]", ["in all 21015324 passages"]) == []
+    assert unsupported_numbers("13 dollars a month [1]", ["thirteen dollars a month"]) == []
+    assert unsupported_numbers("25 men [1]", ["twenty-five men"]) == []
+    assert unsupported_numbers("造成12人死亡 [1]", ["踩踏事故，造成12人死亡。"]) == []
+    assert unsupported_numbers("[1] [12]", ["nothing"]) == []  # markers are not numbers
+
+
+def test_the_answer_carries_the_numbers_to_check(tmp_path: Path) -> None:
+    library = Library.open(tmp_path / "lib.sqlite", embedder=FakeEmbedder())
+    try:
+        library.pipeline.ingest_text(
+            "# Estate\n\nIn 1820 he bought a small estate adjoining Bald Hills.",
+            source="farm.md",
+            fmt="md",
+        )
+        library.set_llm(ScriptedLLM(["He bought the estate in 1820 for 40,000 roubles [1]."]))
+        result = asyncio.run(library.rag.ask("When did he buy the estate?"))
+        assert result.unsupported == ["40,000"] and not result.extractive
+        library.set_llm(ScriptedLLM(["I don't know."]))
+        assert asyncio.run(library.rag.ask("How much did it cost in 1999?")).unsupported == []
+    finally:
+        library.close()
