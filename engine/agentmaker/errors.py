@@ -304,3 +304,116 @@ class ConversationNotFoundError(AgentmakerError, LookupError):
         )
         self.conversation_id = conversation_id
         self.turn_id = turn_id
+
+
+# --- team libraries (PostgreSQL + pgvector) -------------------------------------
+
+
+class TeamLibraryError(StorageError):
+    """A team library (PostgreSQL with pgvector) cannot be used as configured."""
+
+
+class TeamLibraryAddressError(TeamLibraryError):
+    """The team library's address is not a PostgreSQL URL."""
+
+    def __init__(self, url: str, detail: str = "") -> None:
+        why = f" ({detail})" if detail else ""
+        super().__init__(
+            f"{url!r} is not a PostgreSQL address{why}. Write it as "
+            "postgresql://host:5432/database (the user name and password are asked separately)."
+        )
+        self.url = url
+
+
+class TeamServerUnreachableError(TeamLibraryError):
+    """Nothing answers at the server's host and port (down, wrong address, firewall)."""
+
+    def __init__(self, where: str, detail: str = "") -> None:
+        why = f" ({detail})" if detail else ""
+        super().__init__(
+            f"No PostgreSQL server answers at {where}{why}. Check that the server is running "
+            "and that the host name and port are right; a firewall may also block the port."
+        )
+        self.where = where
+
+
+class TeamLoginError(TeamLibraryError):
+    """The server refused the user name or password (or this computer)."""
+
+    def __init__(self, user: str, where: str, reason: str = "password") -> None:
+        if reason == "no_password":
+            text = (
+                f"The server at {where} wants a password for the user {user!r}. "
+                "Type the password and test again."
+            )
+        elif reason == "not_allowed":
+            text = (
+                f"The server at {where} does not accept connections from this computer "
+                f"for the user {user!r}. Ask its administrator to allow it in pg_hba.conf."
+            )
+        else:
+            text = (
+                f"The server at {where} refused the user name {user!r} or its password. "
+                "Check both (they are case-sensitive) and test again."
+            )
+        super().__init__(text)
+        self.user = user
+        self.reason = reason
+
+
+class TeamDatabaseMissingError(TeamLibraryError):
+    """The server has no database of that name."""
+
+    def __init__(self, database: str, where: str) -> None:
+        super().__init__(
+            f"The server at {where} has no database named {database!r}. Check the name at the "
+            f"end of the address, or ask the administrator to run: CREATE DATABASE {database};"
+        )
+        self.database = database
+
+
+class PgvectorMissingError(TeamLibraryError):
+    """The pgvector extension is not enabled in the database (or not installed at all)."""
+
+    def __init__(self, database: str, *, installed_on_server: bool) -> None:
+        if installed_on_server:
+            text = (
+                f"The database {database!r} does not have the pgvector extension enabled, and "
+                "this user may not enable it. Ask a superuser to connect to that database and "
+                "run: CREATE EXTENSION vector;"
+            )
+        else:
+            text = (
+                "The PostgreSQL server does not have the pgvector extension installed. Install "
+                "it on the server (Debian/Ubuntu: apt install postgresql-16-pgvector, matching "
+                "the server's major version; or run the pgvector/pgvector:pg16 Docker image), "
+                f"then in the database {database!r} run as a superuser: CREATE EXTENSION vector;"
+            )
+        super().__init__(text)
+        self.database = database
+        self.installed_on_server = installed_on_server
+
+
+class TeamServerTooOldError(TeamLibraryError):
+    """The server (or its pgvector) is older than the team library needs."""
+
+    def __init__(self, what: str, found: str, needed: str, fix: str) -> None:
+        super().__init__(f"{what} {found} is too old: the team library needs {needed}. {fix}")
+        self.what = what
+        self.found = found
+        self.needed = needed
+
+
+class TeamPermissionError(TeamLibraryError):
+    """The user may connect but not create or change the library's tables."""
+
+    def __init__(self, user: str, database: str, schema: str) -> None:
+        super().__init__(
+            f"The user {user!r} may not create tables in the schema {schema!r} of the database "
+            f"{database!r}, so the library cannot be set up. Ask the administrator to run: "
+            f"GRANT CREATE, USAGE ON SCHEMA {schema} TO {user}; (or make {user} the "
+            "database's owner)."
+        )
+        self.user = user
+        self.database = database
+        self.schema = schema
