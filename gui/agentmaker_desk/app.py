@@ -98,9 +98,17 @@ class DeskApp:
     """Owns the bridge, the settings and the window (rebuilt when the language changes)."""
 
     def __init__(
-        self, library: Path, store: SettingsStore, keys: ApiKeyStore, embedder: Any = None
+        self,
+        library: Path,
+        store: SettingsStore,
+        keys: ApiKeyStore,
+        embedder: Any = None,
+        *,
+        team: bool = False,
     ) -> None:
+        """``team``: open the team library of Settings › Library instead of ``library``."""
         self.library = library
+        self.team = team
         self.store = store
         self.keys = keys
         self.bridge = EngineBridge(embedder=embedder, keys=keys, read_in_process=True)
@@ -154,7 +162,10 @@ class DeskApp:
         QApplication.instance().lastWindowClosed.connect(quit_event.set)
         self.bridge.warm_up()
         self.window.show()
-        await self.bridge.open_library(self.library, settings=self.window.settings)
+        if self.team:
+            await self.window.open_chosen_library()
+        else:
+            await self.bridge.open_library(self.library, settings=self.window.settings)
         await quit_event.wait()
         await self.bridge.close_library()
 
@@ -229,7 +240,9 @@ def main(argv: list[str] | None = None) -> int:
                 return 0
             instance = SingleInstance(library)
             instance.listen()
-            desk = DeskApp(library, store, ApiKeyStore())
+            # --library names a file; without it, Settings › Library may name a team library.
+            team = args.library is None and settings.library.is_team
+            desk = DeskApp(library, store, ApiKeyStore(), team=team)
             instance.activationRequested.connect(desk.bring_forward)
             try:
                 loop.run_until_complete(desk.run())

@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from agentmaker_desk.bridge import team_library
 from agentmaker_desk.bridge.bridge import EngineBridge
 from agentmaker_desk.bridge.model_downloads import ModelDownloads
 from agentmaker_desk.chat.ask_box import AskBar, local_paths
@@ -34,8 +35,14 @@ from agentmaker_desk.library.chunk_tree_model import document_title
 from agentmaker_desk.library.ingest_panel import IngestPanel
 from agentmaker_desk.library.link_offer import LinkOffer
 from agentmaker_desk.settings.dialog import SettingsDialog
+from agentmaker_desk.settings.library_choice import LibraryChoice, is_team_address
 from agentmaker_desk.settings.password_flow import PasswordFlow
-from agentmaker_desk.settings.settings import ApiKeyStore, DeskSettings, SettingsStore
+from agentmaker_desk.settings.settings import (
+    ApiKeyStore,
+    DeskSettings,
+    SettingsStore,
+    default_library_path,
+)
 from agentmaker_desk.theme import apply_theme
 from agentmaker_desk.widgets.activity_bar import ActivityBar
 from agentmaker_desk.widgets.drop_overlay import DropOverlay
@@ -356,7 +363,14 @@ class MainWindow(WindowChat, QMainWindow):
         self.browser.set_source(self.bridge.source_store, self.bridge.loader)
         self.link_offer.dismiss()
         self.ingest_panel.set_ocr_enabled(self.bridge.ocr.enabled)
+        if is_team_address(path):  # the team library is remembered by Settings › Library
+            name = LibraryChoice("team", path).display_name
+            self.setWindowTitle(self.tr("{name} — agentmaker Desk").format(name=name))
+            return
         self.setWindowTitle(self.tr("{name} — agentmaker Desk").format(name=Path(path).name))
+        if self.settings.library.kind == "team":  # a file opened by hand: back to files
+            self.settings.library.kind = "local"
+            self.store.save(self.settings)
         if self.settings.last_library != path:
             self.settings.last_library = path
             self.store.save(self.settings)
@@ -470,6 +484,7 @@ class MainWindow(WindowChat, QMainWindow):
             links=self.bridge.folders,
             ocr=self.bridge.ocr,
             downloads=self.model_downloads,
+            check_team=team_library.check_team_library,
             parent=self,
         )
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)  # drops its signal links
@@ -500,6 +515,31 @@ class MainWindow(WindowChat, QMainWindow):
             apply_theme(settings.theme)  # every window repaints at once
         if settings.language != old.language:
             self.languageChangeRequested.emit(settings.language)
+        self._reopen_if_library_changed(old, settings, _key_changed)
+
+    def _reopen_if_library_changed(
+        self, old: DeskSettings, new: DeskSettings, key_changed: bool
+    ) -> None:
+        """Open the library chosen in Settings › Library when the choice changed (or the
+        team library was not open, e.g. after a wrong password)."""
+        changed = new.library != old.library
+        if new.library.is_team and (changed or key_changed or self.bridge.library is None):
+            self.open_chosen_library()
+        elif changed and old.library.is_team:
+            self.open_library(new.last_library or str(default_library_path()))
+
+    def open_chosen_library(self) -> Any:
+        """Open the library Settings › Library names: the team library, else the file."""
+        if not self.settings.library.is_team:
+            return self.open_library(self.settings.last_library or str(default_library_path()))
+        self.transcript.clear()
+        self.source_view.clear()
+        return self.bridge.spawn(
+            team_library.open_team_library(
+                self.bridge, self.settings.library, self.keys, self.settings
+            ),
+            "open-team-library",
+        )
 
     async def _reembed(self, settings: DeskSettings) -> None:
         try:

@@ -885,6 +885,144 @@
     </message>
 </context>
 <context>
+    <name>LibraryPage</name>
+    <message>
+        <location filename="../../gui/agentmaker_desk/settings/library_page.py" line="57"/>
+        <source>This computer</source>
+        <translation>这台电脑</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/settings/library_page.py" line="60"/>
+        <source>Your documents and their index are kept in one file: {path}</source>
+        <translation>你的文档及其索引保存在一个文件中：{path}</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/settings/library_page.py" line="61"/>
+        <source>(the default library file)</source>
+        <translation>（默认资料库文件）</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/settings/library_page.py" line="67"/>
+        <source>A team library (PostgreSQL server)</source>
+        <translation>团队资料库（PostgreSQL 服务器）</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/settings/library_page.py" line="74"/>
+        <source>Several people search and add to one library on a shared server. Each person&apos;s own documents stay theirs; shared ones are seen by everyone. The server needs PostgreSQL 13 or newer with the pgvector extension (0.5 or newer).</source>
+        <translation>多人在一台共享服务器上的同一个资料库中搜索和添加文档。每个人自己的文档只属于自己；共享文档所有人可见。服务器需要 PostgreSQL 13 或更高版本，并安装 pgvector 扩展（0.5 或更高版本）。</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/settings/library_page.py" line="88"/>
+        <source>Server address</source>
+        <translation>服务器地址</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/settings/library_page.py" line="93"/>
+        <source>User name</source>
+        <translation>用户名</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/settings/library_page.py" line="98"/>
+        <source>Password</source>
+        <translation>密码</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/settings/library_page.py" line="103"/>
+        <source>Test connection</source>
+        <translation>测试连接</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/settings/library_page.py" line="187"/>
+        <source>No system keyring was found on this computer, so the password cannot be saved. It is kept in memory until you close the app, and never written to a file.</source>
+        <translation>本机未找到系统钥匙串，因此无法保存密码。密码只在内存中保留到你关闭应用为止，绝不会写入文件。</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/settings/library_page.py" line="193"/>
+        <source>A password is saved in the system keyring. Type a new one to replace it.</source>
+        <translation>系统钥匙串中已保存密码。输入新密码即可替换。</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/settings/library_page.py" line="196"/>
+        <source>The password is stored in the system keyring, never in a file.</source>
+        <translation>密码保存在系统钥匙串中，绝不会写入文件。</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/settings/library_page.py" line="206"/>
+        <source>Type the server address first.</source>
+        <translation>请先输入服务器地址。</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/settings/library_page.py" line="210"/>
+        <source>Connecting…</source>
+        <translation>正在连接…</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/settings/library_page.py" line="229"/>
+        <source>Connected: PostgreSQL {server} with pgvector {vector}.</source>
+        <translation>已连接：PostgreSQL {server}，pgvector {vector}。</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/settings/library_page.py" line="234"/>
+        <source>Connected: PostgreSQL {server}. pgvector is installed and will be enabled when the library is first opened.</source>
+        <translation>已连接：PostgreSQL {server}。pgvector 已安装，首次打开资料库时将启用。</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/settings/library_page.py" line="237"/>
+        <source>The team library can be used.</source>
+        <translation>可以使用该团队资料库。</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/settings/library_page.py" line="244"/>
+        <source>This is not a PostgreSQL address.</source>
+        <translation>这不是 PostgreSQL 地址。</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/settings/library_page.py" line="245"/>
+        <source>The server cannot be reached.</source>
+        <translation>无法连接到服务器。</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/settings/library_page.py" line="246"/>
+        <source>The user name or the password is wrong.</source>
+        <translation>用户名或密码错误。</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/settings/library_page.py" line="247"/>
+        <source>The server needs a password.</source>
+        <translation>服务器需要密码。</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/settings/library_page.py" line="248"/>
+        <source>The server does not accept connections from here.</source>
+        <translation>服务器不接受来自这台电脑的连接。</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/settings/library_page.py" line="249"/>
+        <source>The database does not exist.</source>
+        <translation>数据库不存在。</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/settings/library_page.py" line="250"/>
+        <source>The pgvector extension is missing.</source>
+        <translation>缺少 pgvector 扩展。</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/settings/library_page.py" line="251"/>
+        <source>The server is too old.</source>
+        <translation>服务器版本太旧。</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/settings/library_page.py" line="252"/>
+        <source>This user may not create the library&apos;s tables.</source>
+        <translation>该用户无权创建资料库的数据表。</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/settings/library_page.py" line="254"/>
+        <source>The connection failed.</source>
+        <translation>连接失败。</translation>
+    </message>
+</context>
+<context>
     <name>LinkOffer</name>
     <message>
         <location filename="../../gui/agentmaker_desk/library/link_offer.py" line="28"/>
@@ -1449,6 +1587,11 @@ old-*.pdf</translation>
 <context>
     <name>SettingsDialog</name>
     <message>
+        <location filename="../../gui/agentmaker_desk/settings/dialog.py" line="92"/>
+        <source>Library</source>
+        <translation>资料库</translation>
+    </message>
+    <message>
         <location filename="../../gui/agentmaker_desk/settings/dialog.py" line="70"/>
         <source>Settings</source>
         <extracomment>Looks for local model servers; returns objects with ``kind``, ``base_url``, ``models``.</extracomment>
@@ -1827,6 +1970,14 @@ old-*.pdf</translation>
         <location filename="../../gui/agentmaker_desk/chat/source_labels.py" line="32"/>
         <source>p. {page}</source>
         <translation>第 {page} 页</translation>
+    </message>
+</context>
+<context>
+    <name>TeamLibrary</name>
+    <message>
+        <location filename="../../gui/agentmaker_desk/bridge/team_library.py" line="101"/>
+        <source>This version of the app cannot open team libraries yet (its engine has no PostgreSQL support). The team library settings are saved; choose This computer in Settings › Library to keep working with your own file.</source>
+        <translation>此版本的应用还不能打开团队资料库（其引擎不支持 PostgreSQL）。团队资料库的设置已保存；在“设置 › 资料库”中选择“这台电脑”即可继续使用你自己的文件。</translation>
     </message>
 </context>
 <context>

@@ -33,6 +33,7 @@ from agentmaker_desk.bridge.folder_links import FolderLinks
 from agentmaker_desk.bridge.ocr_runner import OcrRunner
 from agentmaker_desk.bridge.progress_relay import ProgressRelay
 from agentmaker_desk.engine_messages import engine_text
+from agentmaker_desk.settings.library_choice import is_team_address, strip_password
 from agentmaker_desk.settings.settings import ApiKeyStore, DeskSettings, ModelChoice
 
 log = logging.getLogger(__name__)
@@ -199,31 +200,48 @@ class EngineBridge(QObject):
         get_encoding()
 
     async def open_library(
-        self, path: str | Path, *, llm: Any = None, settings: DeskSettings | None = None
+        self,
+        path: str | Path,
+        *,
+        llm: Any = None,
+        settings: DeskSettings | None = None,
+        password: str | None = None,
     ) -> bool:
-        """Open (or create) the library file at ``path``; False (and a signal) on failure."""
+        """Open (or create) the library file at ``path``, or the team library at a
+        ``postgresql://`` address (``password`` from the keyring); False (and a signal)
+        on failure. ``libraryOpened`` never carries the password."""
         from agentmaker.errors import AgentmakerError
         from agentmaker.library import Library
 
         self._loop = asyncio.get_running_loop()
         await self.close_library()
-        path = Path(path)
+        team = is_team_address(str(path))
+        shown = strip_password(str(path))[0] if team else str(Path(path))
+        target: str | Path = str(path) if team else Path(path)
+        if team and password:
+            from agentmaker.retrieval.postgres.check import with_credentials
+
+            target = with_credentials(str(path), password=password)
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
+            if isinstance(target, Path):
+                target.parent.mkdir(parents=True, exist_ok=True)
             config = self._rag_config(settings) if settings is not None else None
             embedder = self._embedder
             if embedder is None and settings is not None and settings.embedder.kind == "server":
                 embedder = self.make_embedder(settings.embedder)
             lib = await asyncio.to_thread(
                 Library.open,
-                path,
+                target,
                 embedder=embedder,
                 llm=llm,
                 config=config,
                 reader_process=self._read_in_process,
             )
         except (AgentmakerError, OSError) as error:
-            self.libraryFailed.emit(engine_text(error))
+            message = engine_text(error)
+            if password:  # a driver message might quote the address it was given
+                message = message.replace(password, "********")
+            self.libraryFailed.emit(message)
             return False
         try:
             await asyncio.to_thread(self.ocr.attach, lib, settings.ocr if settings else True)
@@ -238,7 +256,7 @@ class EngineBridge(QObject):
             self._top_k = settings.retrieval.top_k
             if llm is None:
                 self.apply_model(settings.llm)
-        self.libraryOpened.emit(str(path))
+        self.libraryOpened.emit(shown)
         await self.refresh_documents()
         await self.chats.refresh()
         if getattr(self._lib, "needs_rebuild", False):

@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
 
 from agentmaker_desk.i18n import LANGUAGES
 from agentmaker_desk.library.linked_folders_page import LinkedFoldersPage
+from agentmaker_desk.settings.library_page import LibraryPage, TeamCheck
 from agentmaker_desk.settings.local_models import LocalModelsPanel
 from agentmaker_desk.settings.settings import (
     COHERE_ACCOUNT,
@@ -42,6 +43,7 @@ from agentmaker_desk.settings.settings import (
     ModelChoice,
     RetrievalOptions,
     builtin_model,
+    default_library_path,
 )
 
 #: Looks for local model servers; returns objects with ``kind``, ``base_url``, ``models``.
@@ -63,11 +65,13 @@ class SettingsDialog(QDialog):
         links: Any = None,
         ocr: Any = None,
         downloads: Any = None,
+        check_team: TeamCheck | None = None,
         parent: QWidget | None = None,
     ) -> None:
         """``links`` (FolderLinks) adds the Linked folders page; ``ocr`` (OcrRunner) shows
         the scanned documents waiting to be read; ``downloads`` (ModelDownloads) lists,
-        downloads and deletes the models on this computer."""
+        downloads and deletes the models on this computer; ``check_team`` tests a team
+        library."""
         super().__init__(parent)
         self.setObjectName("settingsDialog")
         self.setWindowTitle(self.tr("Settings"))
@@ -88,6 +92,14 @@ class SettingsDialog(QDialog):
         if links is not None:
             self.linked_page = LinkedFoldersPage(links, self)
             self.tabs.addTab(self.linked_page, self.tr("Linked folders"))
+        self.library_page = LibraryPage(
+            settings.library,
+            keys,
+            local_path=settings.last_library or str(default_library_path()),
+            check=check_team,
+            parent=self,
+        )
+        self.tabs.addTab(self.library_page, self.tr("Library"))
         self.tabs.addTab(self._interface_tab(), self.tr("Interface"))
 
         buttons = QDialogButtonBox(
@@ -351,6 +363,7 @@ class SettingsDialog(QDialog):
             last_folder=self._original.last_folder,
             ocr=self.ocr_check.isChecked(),
             theme=self.theme.currentData(),
+            library=self.library_page.choice(),
         )
 
     def _embedder_choice(self) -> ModelChoice:
@@ -380,6 +393,8 @@ class SettingsDialog(QDialog):
             self._keys.set(settings.llm.key_account, key)
         if self.cohere_key.text():
             self._keys.set(COHERE_ACCOUNT, self.cohere_key.text())
+            key_changed = True
+        if self.library_page.store_password():
             key_changed = True
         self.llm_key.clear()
         self.cohere_key.clear()

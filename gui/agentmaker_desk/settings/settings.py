@@ -14,6 +14,8 @@ from pathlib import Path
 
 from PySide6.QtCore import QByteArray, QSettings
 
+from agentmaker_desk.settings.library_choice import LIBRARY_KINDS, LibraryChoice, strip_password
+
 #: Environment variable that points the settings file elsewhere (tests, portable installs).
 SETTINGS_ENV = "AGENTMAKER_DESK_SETTINGS"
 KEYRING_SERVICE = "agentmaker-desk"
@@ -97,6 +99,7 @@ class DeskSettings:
     last_folder: str = ""  # where "Add files…" last picked from (file dialogs open there)
     ocr: bool = True  # read scanned pages and pictures
     theme: str = "system"  # "system", "light" or "dark"
+    library: LibraryChoice = field(default_factory=LibraryChoice)  # this computer or a team's
 
 
 def _bool(value: object, default: bool) -> bool:
@@ -112,6 +115,15 @@ def _int(value: object, default: int, lo: int, hi: int) -> int:
         return max(lo, min(hi, int(value)))  # type: ignore[arg-type]
     except (TypeError, ValueError):
         return default
+
+
+def _library_choice(s: QSettings) -> LibraryChoice:
+    kind = str(s.value("library/kind", "local"))
+    return LibraryChoice(
+        kind=kind if kind in LIBRARY_KINDS else "local",
+        url=strip_password(str(s.value("library/team-url", "")))[0],
+        user=str(s.value("library/team-user", "")),
+    )
 
 
 class SettingsStore:
@@ -152,6 +164,7 @@ class SettingsStore:
             last_folder=str(s.value("library/last-folder", "")),
             ocr=_bool(s.value("documents/ocr"), True),
             theme=str(s.value("ui/theme", "system")),
+            library=_library_choice(s),
         )
 
     def save(self, settings: DeskSettings) -> None:
@@ -175,6 +188,10 @@ class SettingsStore:
         s.setValue("library/last-folder", settings.last_folder)
         s.setValue("documents/ocr", settings.ocr)
         s.setValue("ui/theme", settings.theme)
+        team = settings.library
+        s.setValue("library/kind", team.kind)
+        s.setValue("library/team-url", strip_password(team.url)[0])  # never a password
+        s.setValue("library/team-user", team.user)
         s.sync()
 
     def window_state(self) -> dict[str, QByteArray]:

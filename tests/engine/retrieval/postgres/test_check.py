@@ -1,7 +1,7 @@
 """Testing a team library's server: each problem is named in plain words, on a real server.
 
 The test server (pgserver) trusts every local login, so for the password tests one role
-gets a ``scram-sha-256`` line of its own in pg_hba.conf (reloaded, not restarted): the same
+gets a ``scram-sha-256`` line of its own in pg_hba.conf (``tests/pg_roles.py``): the same
 password exchange a networked server does. A server that is too old, or one without
 pgvector installed at all, cannot be made from pgserver's binaries; those decisions are
 tested on the parsed versions instead.
@@ -12,7 +12,6 @@ from __future__ import annotations
 import socket
 import uuid
 from collections.abc import Iterator
-from pathlib import Path
 
 import psycopg
 import pytest
@@ -35,15 +34,15 @@ from agentmaker.retrieval.postgres.check import (
     with_credentials,
 )
 
+from tests.pg_roles import as_user as _as_user
+from tests.pg_roles import database_of
+from tests.pg_roles import password_role as make_password_role
+
 PASSWORD = "c0rrect horse:b@ttery/staple"
 
 
 def _unique(prefix: str) -> str:
     return f"{prefix}_{uuid.uuid4().hex[:8]}"
-
-
-def _as_user(dsn: str, user: str) -> str:
-    return dsn.replace("postgresql://postgres:@", f"postgresql://{user}@", 1)
 
 
 def _with_database(dsn: str, database: str) -> str:
@@ -54,21 +53,8 @@ def _with_database(dsn: str, database: str) -> str:
 @pytest.fixture
 def password_role(pg_server, pg_dsn: str) -> Iterator[str]:  # type: ignore[no-untyped-def]
     """A role that must give its password (scram-sha-256), owner of ``pg_dsn``'s database."""
-    role = _unique("pw")
-    pg_server.admin(f"CREATE ROLE {role} LOGIN PASSWORD '{PASSWORD}'")
-    database = pg_dsn.partition("?")[0].rpartition("/")[2]
-    pg_server.admin(f"ALTER DATABASE {database} OWNER TO {role}")
-    pg_server.admin(f"GRANT CREATE ON SCHEMA public TO {role}", database=database)
-    with psycopg.connect(pg_server.dsn("postgres")) as conn:
-        hba = Path(conn.execute("SHOW hba_file").fetchone()[0])  # type: ignore[index]
-    original = hba.read_text(encoding="utf-8")
-    hba.write_text(f"local all {role} scram-sha-256\n" + original, encoding="utf-8")
-    pg_server.admin("SELECT pg_reload_conf()")
-    try:
+    with make_password_role(pg_server, pg_dsn, PASSWORD) as role:
         yield role
-    finally:
-        hba.write_text(original, encoding="utf-8")
-        pg_server.admin("SELECT pg_reload_conf()")
 
 
 def test_a_working_library_says_what_it_found(pg_dsn: str) -> None:
@@ -148,8 +134,7 @@ def test_no_right_to_create_tables_is_named(pg_server, pg_dsn: str) -> None:  # 
     result = check_team_library(_as_user(pg_dsn, role))
     assert isinstance(result.problem, TeamPermissionError)
     assert f"GRANT CREATE, USAGE ON SCHEMA public TO {role};" in result.message
-    database = pg_dsn.partition("?")[0].rpartition("/")[2]
-    pg_server.admin(f"GRANT CREATE ON SCHEMA public TO {role}", database=database)
+    pg_server.admin(f"GRANT CREATE ON SCHEMA public TO {role}", database=database_of(pg_dsn))
     assert check_team_library(_as_user(pg_dsn, role)).ok
     with psycopg.connect(pg_dsn) as conn:  # the probe left nothing behind
         row = conn.execute("SELECT to_regclass('public.agentmaker_permission_probe')").fetchone()
