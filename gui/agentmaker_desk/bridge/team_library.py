@@ -83,12 +83,15 @@ async def check_team_library(url: str, user: str, password: str | None) -> TeamC
 
 
 def team_libraries_supported() -> bool:
-    """True when this build's engine can open a library on PostgreSQL."""
+    """True when this build's engine can open a library on PostgreSQL (``Library.open``
+    takes a ``postgresql://`` URL once ``agentmaker.retrieval.database`` routes it)."""
+    import importlib.util
+
     try:
-        from agentmaker.retrieval import postgres
-    except ImportError:
+        found = importlib.util.find_spec("agentmaker.retrieval.database")
+    except ImportError:  # pragma: no cover - a broken install
         return False
-    return hasattr(postgres, "build_postgres_hybrid")
+    return found is not None
 
 
 async def open_team_library(
