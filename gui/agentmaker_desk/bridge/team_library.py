@@ -112,5 +112,12 @@ async def open_team_library(
     from agentmaker.retrieval.postgres.check import with_credentials
 
     password = keys.get(choice.password_account)
+    # The check first: its messages name the problem (server down, password, pgvector…)
+    # where a failed open could only say that connecting failed.
+    outcome = await check_team_library(choice.url, choice.user, password)
+    if not outcome.ok:
+        await bridge.close_library()
+        bridge.libraryFailed.emit(outcome.message)
+        return False
     address = with_credentials(choice.url, choice.user.strip() or None)
     return bool(await bridge.open_library(address, settings=settings, password=password))

@@ -161,3 +161,26 @@ def test_the_page_speaks_chinese(qloop, qtbot, memory_keyring) -> None:
         assert page.result.text().startswith("无法连接到服务器。")
     finally:
         install_language("en")
+
+
+def test_choosing_this_computer_again_reopens_the_file(
+    desk, qloop, settings_file: Path, memory_keyring: MemoryKeyring
+) -> None:
+    library_file = Path(desk.bridge.library.path)
+    dialog = desk.open_settings()
+    dialog.library_page.team_choice.setChecked(True)
+    dialog.library_page.url.setText(f"postgresql://127.0.0.1:{_closed_port()}/library")
+    save = dialog.findChild(QDialogButtonBox).button(QDialogButtonBox.StandardButton.Save)
+    qloop.call(save.click)
+    qloop.run(desk.bridge.wait_idle())
+    assert desk.bridge.library is None  # the team library could not be opened
+    dialog = desk.open_settings()
+    assert dialog.library_page.team_choice.isChecked()
+    dialog.library_page.local_choice.setChecked(True)
+    save = dialog.findChild(QDialogButtonBox).button(QDialogButtonBox.StandardButton.Save)
+    qloop.call(save.click)
+    qloop.run(desk.bridge.wait_idle())
+    assert desk.bridge.library is not None
+    assert Path(desk.bridge.library.path) == library_file
+    assert SettingsStore(settings_file).load().library.kind == "local"
+    assert "Library.agentmaker.sqlite" in desk.windowTitle()
