@@ -183,10 +183,10 @@ class OcrQueue:
     def jobs(self, status: JobStatus | None = None) -> list[OcrJob]:
         """Jobs in the order they were queued, optionally only those with ``status``."""
         if status is None:
-            rows = self.db.query(f"SELECT {_JOB_COLUMNS} FROM ocr_jobs ORDER BY created_at, rowid")
+            rows = self.db.query(f"SELECT {_JOB_COLUMNS} FROM ocr_jobs ORDER BY created_at, doc_id")
         else:
             rows = self.db.query(
-                f"SELECT {_JOB_COLUMNS} FROM ocr_jobs WHERE status = ? ORDER BY created_at, rowid",
+                f"SELECT {_JOB_COLUMNS} FROM ocr_jobs WHERE status = ? ORDER BY created_at, doc_id",
                 (status,),
             )
         return [OcrJob._from_row(r) for r in rows]

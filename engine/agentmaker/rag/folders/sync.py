@@ -172,7 +172,7 @@ class FolderSync:
         """The linked folders, with their file and failure counts."""
         rows = self.db.query(
             "SELECT f.folder, f.ignore, f.added_at, f.last_scan_at, f.last_scan_seconds, "
-            "count(s.path), coalesce(sum(s.status = 'failed'), 0) FROM sync_folders f "
+            "count(s.path), count(CASE WHEN s.status = 'failed' THEN 1 END) FROM sync_folders f "
             "LEFT JOIN sync_files s ON s.folder = f.folder GROUP BY f.folder ORDER BY f.folder"
         )
         return [

@@ -91,11 +91,13 @@ def qmark(sql: str) -> str:
 
 
 _REAL = re.compile(r"\bREAL\b")
+_INTEGER = re.compile(r"\bINTEGER\b")
 
 
 def pg_ddl(sql: str) -> str:
-    """A migration written for SQLite, in PostgreSQL's words (``REAL`` is 4 bytes there)."""
-    return _REAL.sub("DOUBLE PRECISION", sql)
+    """A migration written for SQLite, in PostgreSQL's words: ``REAL`` and ``INTEGER`` are
+    4 bytes there but 8 in SQLite (file times in nanoseconds need all 8)."""
+    return _INTEGER.sub("BIGINT", _REAL.sub("DOUBLE PRECISION", sql))
 
 
 def _clean_text(value: str) -> str:
