@@ -7,6 +7,7 @@ pgvector opened the way the app opens it (Settings › Library, password from th
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -115,3 +116,17 @@ def test_add_ask_follow_a_citation_and_remove(any_desk, qloop, qtbot, good_dir: 
     assert (stats["documents"], stats["chunks"]) == (1, stats["indexed"])
     report = desk.bridge.library.pipeline.verify()  # both indexes match the documents
     assert not (report.missing_from_index or report.orphaned_in_index or report.pending)
+
+
+def test_a_linked_folder_is_followed(any_desk, qloop, good_dir: Path, tmp_path: Path) -> None:
+    desk = any_desk
+    folder = tmp_path / "handbook"
+    folder.mkdir()
+    shutil.copy(good_dir / "faq.md", folder / "faq.md")
+    qloop.run(desk.bridge.folders.alink(str(folder), []), timeout=60)
+    qloop.run(desk.bridge.folders.wait_idle(), timeout=60)
+    qloop.until(lambda: _titles(desk) == {"faq.md"}, timeout=30)
+    qloop.run(desk.bridge.folders.refresh())
+    [linked] = desk.bridge.folders.folders
+    assert (linked.path, linked.files, linked.failed) == (str(folder), 1, 0)
+    assert desk.bridge.folders.folder_of(str(folder / "faq.md")) == str(folder)
