@@ -1973,14 +1973,6 @@ old-*.pdf</translation>
     </message>
 </context>
 <context>
-    <name>TeamLibrary</name>
-    <message>
-        <location filename="../../gui/agentmaker_desk/bridge/team_library.py" line="101"/>
-        <source>This version of the app cannot open team libraries yet (its engine has no PostgreSQL support). The team library settings are saved; choose This computer in Settings › Library to keep working with your own file.</source>
-        <translation>此版本的应用还不能打开团队资料库（其引擎不支持 PostgreSQL）。团队资料库的设置已保存；在“设置 › 资料库”中选择“这台电脑”即可继续使用你自己的文件。</translation>
-    </message>
-</context>
-<context>
     <name>TranscriptView</name>
     <message>
         <location filename="../../gui/agentmaker_desk/chat/transcript.py" line="35"/>

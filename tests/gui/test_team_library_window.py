@@ -15,7 +15,6 @@ from typing import Any
 import keyring
 import pytest
 from agentmaker.testing import FakeEmbedder, ScriptedLLM
-from agentmaker_desk.bridge import team_library
 from agentmaker_desk.bridge.bridge import EngineBridge
 from agentmaker_desk.main_window import MainWindow
 from agentmaker_desk.settings.library_choice import LibraryChoice
@@ -67,8 +66,6 @@ def any_desk(request, qloop, qtbot, tmp_path: Path, settings_file: Path, memory_
         yield window
         qloop.run(window.bridge.close_library())
         return
-    if not team_library.team_libraries_supported():
-        pytest.skip("this engine cannot open team libraries yet")
     server, dsn = request.getfixturevalue("pg_server"), request.getfixturevalue("pg_dsn")
     with password_role(server, dsn, PASSWORD) as role:
         window = _team_desk(qloop, qtbot, settings_file, dsn, role)

@@ -13,8 +13,6 @@ import asyncio
 from dataclasses import dataclass
 from typing import Any
 
-from PySide6.QtCore import QCoreApplication
-
 from agentmaker_desk.settings.library_choice import LibraryChoice
 from agentmaker_desk.settings.settings import ApiKeyStore, DeskSettings
 
@@ -82,33 +80,10 @@ async def check_team_library(url: str, user: str, password: str | None) -> TeamC
     )
 
 
-def team_libraries_supported() -> bool:
-    """True when this build's engine can open a library on PostgreSQL (``Library.open``
-    takes a ``postgresql://`` URL once ``agentmaker.retrieval.database`` routes it)."""
-    import importlib.util
-
-    try:
-        found = importlib.util.find_spec("agentmaker.retrieval.database")
-    except ImportError:  # pragma: no cover - a broken install
-        return False
-    return found is not None
-
-
 async def open_team_library(
     bridge: Any, choice: LibraryChoice, keys: ApiKeyStore, settings: DeskSettings
 ) -> bool:
     """Open the team library ``choice`` through ``bridge`` (False and a signal on failure)."""
-    if not team_libraries_supported():
-        await bridge.close_library()
-        bridge.libraryFailed.emit(
-            QCoreApplication.translate(
-                "TeamLibrary",
-                "This version of the app cannot open team libraries yet (its engine has no "
-                "PostgreSQL support). The team library settings are saved; choose This "
-                "computer in Settings › Library to keep working with your own file.",
-            )
-        )
-        return False
     from agentmaker.retrieval.postgres.check import with_credentials
 
     password = keys.get(choice.password_account)
