@@ -405,15 +405,30 @@ class TeamServerTooOldError(TeamLibraryError):
 
 
 class TeamPermissionError(TeamLibraryError):
-    """The user may connect but not create or change the library's tables."""
+    """The user may connect but not create the library's tables, or not use existing ones.
 
-    def __init__(self, user: str, database: str, schema: str) -> None:
-        super().__init__(
-            f"The user {user!r} may not create tables in the schema {schema!r} of the database "
-            f"{database!r}, so the library cannot be set up. Ask the administrator to run: "
-            f"GRANT CREATE, USAGE ON SCHEMA {schema} TO {user}; (or make {user} the "
-            "database's owner)."
-        )
+    ``tables`` names existing tables the user may not read and write (empty: the library
+    is new and the user may not create its tables).
+    """
+
+    def __init__(self, user: str, database: str, schema: str, tables: tuple[str, ...] = ()) -> None:
+        if tables:
+            some = ", ".join(tables[:3]) + (", …" if len(tables) > 3 else "")
+            text = (
+                f"The user {user!r} may not read and change the library's tables ({some}) in "
+                f"the database {database!r}. Ask the administrator to run: GRANT SELECT, "
+                f"INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA {schema} TO {user}; GRANT "
+                f"USAGE, SELECT ON ALL SEQUENCES IN SCHEMA {schema} TO {user};"
+            )
+        else:
+            text = (
+                f"The user {user!r} may not create tables in the schema {schema!r} of the "
+                f"database {database!r}, so the library cannot be set up. Ask the "
+                f"administrator to run: GRANT CREATE, USAGE ON SCHEMA {schema} TO {user}; (or "
+                f"make {user} the database's owner)."
+            )
+        super().__init__(text)
         self.user = user
         self.database = database
         self.schema = schema
+        self.tables = tables

@@ -2,8 +2,9 @@
 
 ``check_team_library(url, password)`` connects once and looks at what the team library
 needs: a reachable server, a login that works, the database, pgvector (enabled, recent
-enough for HNSW indexes), a recent PostgreSQL, and the right to create tables. It never
-changes anything: the table probe runs in a transaction that is rolled back.
+enough for HNSW indexes), a recent PostgreSQL, and the right to create the library's
+tables — or, when the library exists already, to read and write them. It never changes
+anything: the table probe runs in a transaction that is rolled back.
 
 libpq reports connection failures as text only (no SQLSTATE before the session exists),
 so they are sorted by the wording of the server's and libpq's English messages; a
@@ -36,6 +37,23 @@ MIN_SERVER = (13, 0)
 MIN_PGVECTOR = (0, 5, 0)
 SCHEMES = ("postgresql://", "postgres://")
 _PROBE_TABLE = "agentmaker_permission_probe"
+#: The tables (and the one sequence) every app reads and writes in an existing library.
+LIBRARY_TABLES = (
+    "schema_versions",
+    "library_meta",
+    "documents",
+    "chunks",
+    "items",
+    "items_rowid_seq",
+    "vec_vectors",
+    "kw_postings",
+    "kw_docs",
+    "kw_terms",
+    "kw_stats",
+    "sync_state",
+    "conversations",
+    "conversation_turns",
+)
 
 
 def is_team_url(text: str) -> bool:
@@ -279,12 +297,35 @@ def _table_problem(
 
     if schema is None:  # nothing on the search_path exists
         return TeamPermissionError(user, database, "public")
+    made = conn.execute(
+        "SELECT to_regclass('schema_versions') IS NOT NULL"
+        " AND to_regclass('library_meta') IS NOT NULL"
+    ).fetchone()[0]
+    if made:  # an existing library: its tables are opened, not created
+        return _use_problem(conn, user, database, str(schema))
     try:
         with conn.transaction(force_rollback=True):
             conn.execute(f'CREATE TABLE "{_PROBE_TABLE}" (id integer)')
     except psycopg.errors.InsufficientPrivilege:
         return TeamPermissionError(user, database, str(schema))
     return None
+
+
+def _use_problem(conn: Any, user: str, database: str, schema: str) -> TeamLibraryError | None:
+    # has_table_privilege() with several privileges is true when ANY is held: ask each.
+    rows = conn.execute(
+        "SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace"
+        " WHERE n.nspname = current_schema() AND c.relname = ANY(%s) AND ("
+        "  (c.relkind IN ('r', 'p') AND NOT (has_table_privilege(c.oid, 'SELECT')"
+        "   AND has_table_privilege(c.oid, 'INSERT') AND has_table_privilege(c.oid, 'UPDATE')"
+        "   AND has_table_privilege(c.oid, 'DELETE')))"
+        "  OR (c.relkind = 'S' AND NOT has_sequence_privilege(c.oid, 'USAGE')))"
+        " ORDER BY c.relname",
+        (list(LIBRARY_TABLES),),
+    ).fetchall()
+    if not rows:
+        return None
+    return TeamPermissionError(user, database, schema, tuple(str(r[0]) for r in rows))
 
 
 def _reason(message: str) -> str:

@@ -204,3 +204,29 @@ def test_passwords_are_split_out_of_urls_and_put_back() -> None:
     assert full == "postgresql://bob%20smith:p%40ss%3Aword%2F@db:5432/lib"
     assert split_password(full) == ("postgresql://bob%20smith@db:5432/lib", "p@ss:word/")
     assert with_credentials("postgresql://alice@db/lib") == "postgresql://alice@db/lib"
+
+
+def test_an_existing_library_needs_its_tables_not_the_right_to_create(
+    pg_server, pg_dsn: str
+) -> None:  # type: ignore[no-untyped-def]
+    from agentmaker.library import Library
+    from agentmaker.testing import FakeEmbedder
+
+    with Library.open(pg_dsn, embedder=FakeEmbedder()) as lib:  # the owner sets it up
+        lib.pipeline.ingest_text("# Handbook\nThe office opens at eight.", source="h.md")
+    role = _unique("member")
+    pg_server.admin(f"CREATE ROLE {role} LOGIN")  # no CREATE on public, no table rights
+    result = check_team_library(_as_user(pg_dsn, role))
+    assert isinstance(result.problem, TeamPermissionError)
+    assert result.problem.tables and "library_meta" in result.problem.tables
+    assert "may not read and change the library's tables" in result.message
+    assert f"ON ALL TABLES IN SCHEMA public TO {role};" in result.message
+    pg_server.admin(
+        f"GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO {role}; "
+        f"GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA public TO {role}",
+        database=database_of(pg_dsn),
+    )
+    assert check_team_library(_as_user(pg_dsn, role)).ok  # no CREATE needed any more
+    # And the engine agrees: that member can open it and add a document.
+    with Library.open(_as_user(pg_dsn, role), embedder=FakeEmbedder()) as lib:
+        lib.pipeline.ingest_text("# Mine\nMy own note.", source="mine.md")
