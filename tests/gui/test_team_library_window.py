@@ -7,6 +7,7 @@ pgvector opened the way the app opens it (Settings › Library, password from th
 
 from __future__ import annotations
 
+import asyncio
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -26,7 +27,7 @@ from PySide6.QtTest import QTest
 from tests.gui.conftest import make_desk
 from tests.gui.helpers import StubOcrEngine, anchor_point, drop_files
 from tests.gui.settings.test_settings import MemoryKeyring
-from tests.pg_roles import password_role
+from tests.pg_roles import database_of, password_role
 
 PASSWORD = "team pass: 7#x"
 
@@ -127,3 +128,36 @@ def test_a_linked_folder_is_followed(any_desk, qloop, good_dir: Path, tmp_path: 
     [linked] = desk.bridge.folders.folders
     assert (linked.path, linked.files, linked.failed) == (str(folder), 1, 0)
     assert desk.bridge.folders.folder_of(str(folder / "faq.md")) == str(folder)
+
+
+def test_the_app_starts_on_the_chosen_team_library(
+    qloop, qtbot, tmp_path: Path, settings_file: Path, pg_server, pg_dsn: str, memory_keyring
+) -> None:
+    from agentmaker_desk.app import DeskApp
+
+    with password_role(pg_server, pg_dsn, PASSWORD) as role:
+        store = SettingsStore(settings_file)
+        settings = store.load()
+        settings.library = LibraryChoice("team", pg_dsn.replace("postgres:@", "", 1), role)
+        store.save(settings)
+        keys = ApiKeyStore()
+        keys.set(settings.library.password_account, PASSWORD)
+        unused = tmp_path / "Library.agentmaker.sqlite"
+        desk_app = DeskApp(unused, store, keys, embedder=FakeEmbedder(), team=True)
+        qtbot.addWidget(desk_app.window)
+
+        async def start() -> Any:
+            running = asyncio.ensure_future(desk_app.run())
+            while desk_app.bridge.library is None:
+                await asyncio.sleep(0.05)
+            library = desk_app.bridge.library
+            login, title = library.db.login, desk_app.window.windowTitle()
+            running.cancel()
+            await asyncio.gather(running, return_exceptions=True)
+            await desk_app.bridge.close_library()
+            return login, title
+
+        login, title = qloop.run(start(), timeout=60)
+    assert login == role  # the person's own login: their documents are theirs
+    assert title.startswith(database_of(pg_dsn) + " @ ")
+    assert not unused.exists()  # no library file was made
