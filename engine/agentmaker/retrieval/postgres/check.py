@@ -222,7 +222,12 @@ def check_team_library(
     except psycopg.OperationalError as exc:
         return TeamLibraryCheck(bare, classify_connect_error(str(exc), params))
     with conn:
-        return _inspect(conn, bare)
+        try:
+            return _inspect(conn, bare)
+        except psycopg.Error as exc:  # e.g. a pooler or a server that refuses a query
+            where = describe_server(params)
+            refused = TeamLibraryError(f"The server at {where} answered with an error: {exc}")
+            return TeamLibraryCheck(bare, refused)
 
 
 def _inspect(conn: Any, url: str) -> TeamLibraryCheck:
