@@ -32,7 +32,9 @@ def _shared() -> Path:
     for candidate in (SHARED, Path("/work/shared")):
         if (candidate / "bench").is_dir():
             return candidate
-    raise SystemExit("../shared/bench is missing: the scale benchmark needs the SciFact and RGB sets.")
+    raise SystemExit(
+        "../shared/bench is missing: the scale benchmark needs the SciFact and RGB sets."
+    )
 
 
 def _size(text: str) -> int:
@@ -139,7 +141,10 @@ def vectors(model: str, *, log: bool = True) -> tuple[np.ndarray, np.ndarray]:
                 np.save(part, embedder.embed_batch(texts[start : start + part_size]))
                 if log:
                     rate = (start + part_size) / (time.perf_counter() - started)
-                    print(f"{model}: {start + part_size}/{len(texts)} ({rate:.0f}/s in this run)", flush=True)
+                    print(
+                        f"{model}: {start + part_size}/{len(texts)} ({rate:.0f}/s in this run)",
+                        flush=True,
+                    )
             parts.append(part)
         np.save(final, np.concatenate([np.load(p) for p in parts]).astype(np.float32))
         for p in parts:

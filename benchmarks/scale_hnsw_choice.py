@@ -27,7 +27,9 @@ def _exact_top(matrix: np.ndarray, queries: np.ndarray, k: int = 10) -> np.ndarr
 
 
 def _recall(found: list[np.ndarray], truth: np.ndarray) -> float:
-    return float(np.mean([len(set(f[:10]) & set(t)) / 10 for f, t in zip(found, truth, strict=True)]))
+    return float(
+        np.mean([len(set(f[:10]) & set(t)) / 10 for f, t in zip(found, truth, strict=True)])
+    )
 
 
 def _rescored(matrix: np.ndarray, q: np.ndarray, keys: np.ndarray) -> np.ndarray:
@@ -45,7 +47,9 @@ def run(model: str, candidates: int = 100) -> dict[str, object]:
     from usearch.index import Index
 
     started = time.perf_counter()
-    index = Index(ndim=matrix.shape[1], metric="cos", dtype="i8", connectivity=16, expansion_add=128)
+    index = Index(
+        ndim=matrix.shape[1], metric="cos", dtype="i8", connectivity=16, expansion_add=128
+    )
     index.add(keys, matrix, threads=2)
     build = time.perf_counter() - started
     path = OUT / f"choice_{model}.usearch"
@@ -59,7 +63,10 @@ def run(model: str, candidates: int = 100) -> dict[str, object]:
             hits = index.search(q, candidates, threads=1).keys.astype(np.int64)
             found.append(_rescored(matrix, q, hits))
             times.append(time.perf_counter() - t)
-        rows[ef] = {"recall@10": round(_recall(found, truth), 4), "p50_ms": round(1000 * float(np.median(times)), 3)}
+        rows[ef] = {
+            "recall@10": round(_recall(found, truth), 4),
+            "p50_ms": round(1000 * float(np.median(times)), 3),
+        }
     t = time.perf_counter()
     view = Index.restore(str(path), view=True)
     view.search(queries[0], 10)
@@ -95,7 +102,10 @@ def run(model: str, candidates: int = 100) -> dict[str, object]:
             labels, _ = h.knn_query(q, k=candidates)
             found.append(_rescored(matrix, q, labels[0].astype(np.int64)))
             times.append(time.perf_counter() - t)
-        rows[ef] = {"recall@10": round(_recall(found, truth), 4), "p50_ms": round(1000 * float(np.median(times)), 3)}
+        rows[ef] = {
+            "recall@10": round(_recall(found, truth), 4),
+            "p50_ms": round(1000 * float(np.median(times)), 3),
+        }
     t = time.perf_counter()
     h2 = hnswlib.Index(space="cosine", dim=matrix.shape[1])
     h2.load_index(str(hpath))

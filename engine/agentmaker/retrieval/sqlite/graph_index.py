@@ -43,6 +43,12 @@ log = logging.getLogger(__name__)
 #: Below this many vectors no graph is built: the exact re-scored bit shortlist is
 #: as fast and its recall is ~1 (benchmarks/scale.py).
 GRAPH_MIN_SIZE = 20_000
+#: At most this many pending rows are held (and scanned exactly) by searches. A bulk
+#: import can run ahead of the graph by more: the newest rows then wait for the fold,
+#: and :attr:`GraphIndex.behind` says how many (the keyword leg still finds them).
+PENDING_LIMIT = 50_000
+#: Graph insertion threads: one, so a background fold leaves a core to the app.
+DEFAULT_THREADS = 1
 
 
 def _usearch() -> Any:
@@ -68,7 +74,7 @@ class GraphIndex:
         connectivity: int = 16,
         expansion_add: int = 128,
         expansion_search: int = 160,
-        threads: int = 1,
+        threads: int | None = None,
         save_every: int = 50_000,
     ) -> None:
         self.db = db
@@ -79,7 +85,7 @@ class GraphIndex:
         self.connectivity = connectivity
         self.expansion_add = expansion_add
         self.expansion_search = expansion_search
-        self.threads = threads
+        self.threads = threads or DEFAULT_THREADS
         self.save_every = save_every
         self.meta_key = f"{table}.graph"
         self._lock = threading.RLock()  # guards the index and the pending rows
@@ -94,6 +100,8 @@ class GraphIndex:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self.status = "not started"
+        #: Logged rows beyond the pending limit, not searched yet (0: none).
+        self.behind = 0
         self.error: BaseException | None = None
 
     # --- the file ----------------------------------------------------------------
@@ -153,7 +161,9 @@ class GraphIndex:
             except Exception as exc:  # a damaged file: rebuilt from the vectors
                 log.warning("graph index %s could not be read (%s): rebuilding", path, exc)
                 view = None
-            if view is not None and (len(view) != int(stamp["count"]) or view.ndim != self.dimension):
+            if view is not None and (
+                len(view) != int(stamp["count"]) or view.ndim != self.dimension
+            ):
                 log.warning("graph index %s does not match its stamp: rebuilding", path)
                 view = None
             if view is not None:
@@ -183,7 +193,7 @@ class GraphIndex:
             try:
                 target(*args)
                 self._fold_loop()
-            except BaseException as exc:  # noqa: BLE001 - reported through status
+            except BaseException as exc:
                 if not self._stop.is_set():
                     log.exception("graph index of %s failed", self.table)
                     self.error = exc
@@ -199,7 +209,12 @@ class GraphIndex:
         self._wake.set()
         if self._thread is not None:
             self._thread.join()
-        if save and self._mutable and self._unsaved >= min(1000, self.save_every) and not self.db.closed:
+        if (
+            save
+            and self._mutable
+            and self._unsaved >= min(1000, self.save_every)
+            and not self.db.closed
+        ):
             with contextlib.suppress(Exception):
                 self._fold()
                 self.save()
@@ -276,12 +291,17 @@ class GraphIndex:
                 self.save()
 
     def _fold(self) -> None:
-        """Move pending rows into the graph, in small batches (searches wait one batch)."""
-        if not self._mutable:
-            return
-        self.refresh(reader=True)
-        with self._lock:
-            todo = sorted(self._pending.items(), key=lambda e: e[1][0])
+        """Move pending rows into the graph until it has caught up with the log."""
+        while not self._stop.is_set() and self._mutable:
+            self.refresh(reader=True, limit=4096)
+            with self._lock:
+                todo = sorted(self._pending.items(), key=lambda e: e[1][0])
+            if not todo:
+                return
+            self._fold_rows(todo)
+
+    def _fold_rows(self, todo: list[tuple[int, tuple[int, np.ndarray | None]]]) -> None:
+        """Fold rows in small batches (a search waits for one batch at most)."""
         for start in range(0, len(todo), 256):
             part = todo[start : start + 256]
             with self._lock:
@@ -346,14 +366,21 @@ class GraphIndex:
 
     # --- pending rows and search -------------------------------------------------------
 
-    def refresh(self, *, reader: bool = False) -> None:
+    def refresh(self, *, reader: bool = False, limit: int | None = None) -> None:
         """Read log entries newer than the pending ones (this process's writes and any
-        other's) with the rows' current vectors (None: deleted)."""
+        other's) with the rows' current vectors (None: deleted), up to the pending limit."""
         query = self.db.read if reader else self.db.query
         with self._lock:
             since = self._pending_seq
+            room = PENDING_LIMIT - len(self._pending)
         last = query(f"SELECT max(seq) FROM {self.log_table}")[0][0]
         if last is None or int(last) <= since:
+            self.behind = 0
+            return
+        limit = max(0, min(room, limit if limit is not None else room))
+        if limit == 0:
+            self.behind = int(last) - since
+            self._wake.set()
             return
         first = query(f"SELECT min(seq) FROM {self.log_table}")[0][0]
         if first is not None and int(first) > since + 1 and since > 0:
@@ -362,8 +389,9 @@ class GraphIndex:
             self._wake.set()
         rows = query(
             f"SELECT l.seq, l.rowid, v.embedding FROM {self.log_table} l "
-            f"LEFT JOIN {self.table} v ON v.rowid = l.rowid WHERE l.seq > ? ORDER BY l.seq",
-            (since,),
+            f"LEFT JOIN {self.table} v ON v.rowid = l.rowid WHERE l.seq > ? "
+            "ORDER BY l.seq LIMIT ?",
+            (since, limit),
         )
         with self._lock:
             if self._pending_seq != since:
@@ -373,6 +401,7 @@ class GraphIndex:
                 self._pending[int(rowid)] = (int(seq), vector)
                 self._pending_seq = int(seq)
             self._pending_matrix = None
+            self.behind = max(0, int(last) - self._pending_seq)
         if rows:
             self._wake.set()
 

@@ -250,6 +250,11 @@ class SqliteVecStore(ItemRowIndex, VectorStore):
             scored = self._exact(query, top_k, scope, filters)
         elif self.graph is not None and self.graph.ready:
             scored = self._from_graph(query, top_k, scope, filters)
+            if self.graph.behind:
+                self.notice = (
+                    f"{self.graph.behind} passages added last are not in the vector index "
+                    "yet (it is catching up); until then only keywords find them."
+                )
         elif (
             self._index is None
             and self.graph is not None

@@ -86,7 +86,7 @@ def test_the_graph_is_built_saved_and_stamped(built: tuple[Path, np.ndarray]) ->
     assert (stamp["count"], stamp["max_rowid"], stamp["dimension"]) == (600, 600, DIM)
     store = open_store(path)
     assert store.graph is not None and store.graph.ready  # mapped at open, at once
-    assert [r.id for r in store.search(vectors[42], top_k=3)][0] == "i42"
+    assert store.search(vectors[42], top_k=3)[0].id == "i42"
     store.close()
 
 
@@ -183,7 +183,7 @@ def test_a_missing_damaged_or_foreign_graph_file_is_rebuilt(
 def test_vectors_removed_behind_the_logs_back_make_the_graph_stale(
     built: tuple[Path, np.ndarray],
 ) -> None:
-    path, vectors = built
+    path, _ = built
     conn = sqlean.connect(str(path))
     conn.execute("DELETE FROM vec_vectors WHERE rowid = 600")  # not logged
     conn.commit()
