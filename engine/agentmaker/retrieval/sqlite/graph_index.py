@@ -287,7 +287,7 @@ class GraphIndex:
             if self._stop.is_set():
                 return
             self._fold()
-            if self._unsaved >= max(self.save_every, len(self) // 10):
+            if self._unsaved >= max(self.save_every, len(self) // 4):
                 self.save()
 
     def _fold(self) -> None:
