@@ -102,6 +102,7 @@ class GraphIndex:
         self.status = "not started"
         #: Logged rows beyond the pending limit, not searched yet (0: none).
         self.behind = 0
+        self._behind_log = False  # the log was trimmed past this graph: reload
         self.error: BaseException | None = None
 
     # --- the file ----------------------------------------------------------------
@@ -286,9 +287,26 @@ class GraphIndex:
             self._wake.clear()
             if self._stop.is_set():
                 return
+            if self._behind_log:
+                self._reload()
             self._fold()
             if self._unsaved >= max(self.save_every, len(self) // 4):
                 self.save()
+
+    def _reload(self) -> None:
+        """Take over the graph another process saved (or rebuild when it is not valid)."""
+        self._behind_log = False
+        found = self._verified_file()
+        if found is None:
+            self._build_then_fold()
+            return
+        path, stamp = found
+        index = _usearch().restore(str(path), view=False)
+        index.expansion_search = self.expansion_search
+        with self._lock:
+            self._index, self._mutable = index, True
+            self._seq = self._pending_seq = int(stamp["seq"])
+            self._pending, self._pending_matrix = {}, None
 
     def _fold(self) -> None:
         """Move pending rows into the graph until it has caught up with the log."""
@@ -386,7 +404,9 @@ class GraphIndex:
         if first is not None and int(first) > since + 1 and since > 0:
             # Another process saved a newer graph and trimmed the log past ours.
             log.info("graph index of %s fell behind another process: reloading", self.table)
+            self._behind_log = True
             self._wake.set()
+            return
         rows = query(
             f"SELECT l.seq, l.rowid, v.embedding FROM {self.log_table} l "
             f"LEFT JOIN {self.table} v ON v.rowid = l.rowid WHERE l.seq > ? "

@@ -251,3 +251,24 @@ def test_closing_the_database_stops_the_graph_thread(built: tuple[Path, np.ndarr
     assert graph is not None and graph._thread is not None
     store.db.close()
     assert not graph._thread.is_alive() and graph.error is None
+
+
+def test_a_second_app_that_falls_behind_takes_over_the_newer_graph(
+    built: tuple[Path, np.ndarray],
+) -> None:
+    path, _ = built
+    reader = ready(open_store(path))
+    writer = ready(open_store(path))
+    extra = random_vectors(300, seed=21)
+    writer.add(items(extra, start=600))
+    graph = writer.graph
+    assert graph is not None
+    wait_for(lambda: not graph._pending, "the writer's fold")
+    graph.save()  # trims the log past what the reader has seen
+    writer.close()
+    assert [r.id for r in reader.search(extra[123], top_k=1)] in ([], ["i723"])
+    other = reader.graph
+    assert other is not None
+    wait_for(lambda: len(other) == 900 and not other._behind_log, "the reader's reload")
+    assert [r.id for r in reader.search(extra[123], top_k=1)] == ["i723"]
+    reader.close()
