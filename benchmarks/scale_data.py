@@ -1,7 +1,7 @@
 """The libraries of the scale benchmark: real passages first, then generated ones.
 
 Up to the real corpus's size (101,024 passages) a library holds real text and the real
-embeddings of the product's model; beyond it, vectors come from the Gaussian mixture of
+embeddings of the product's model; beyond it, vectors come from the neighbourhood generator of
 ``scale_generator`` (validated at 100k, see ``scale.recall``) and texts are the real
 passages again, each copy with 15% of its words replaced by words drawn by corpus
 frequency (so keyword posting lists keep real document frequencies at every size).
@@ -11,7 +11,6 @@ Everything is cached under ``benchmarks/out/scale/``.
 from __future__ import annotations
 
 import json
-import pickle
 import time
 from collections import Counter
 from collections.abc import Sequence
@@ -24,11 +23,11 @@ from agentmaker.retrieval.types import RetrievalResult, Scope
 
 from benchmarks.common import log
 from benchmarks.scale_corpus import OUT, passages, vectors
-from benchmarks.scale_generator import Mixture, fit
+from benchmarks.scale_generator import Neighbourhoods, neighbourhoods, perturbed_queries
 
 RAG = Scope(base="rag")
 DIM = 384
-VERSION = "s1"
+VERSION = "s2"
 
 
 class StaticEmbedder(Embedder):
@@ -47,31 +46,26 @@ class StaticEmbedder(Embedder):
         return np.stack([self.known[t] for t in texts]).astype(np.float32)
 
 
-def mixture(model: str, which: str) -> Mixture:
-    """The fitted mixture of ``model``'s real passage (``which="passages"``) or query vectors."""
-    path = OUT / f"mixture_{model}_{which}_{VERSION}.pkl"
-    if path.exists():
-        with path.open("rb") as handle:
-            loaded: Mixture = pickle.load(handle)
-        return loaded
-    p, q = vectors(model)
-    real = np.asarray(p if which == "passages" else q)
-    found = fit(real, clusters=256 if which == "passages" else 8)
-    with path.open("wb") as handle:
-        pickle.dump(found, handle)
-    return found
+def _neighbourhoods(model: str) -> Neighbourhoods:
+    path = OUT / f"neighbours_{model}_{VERSION}.npy"
+    real, _ = vectors(model)
+    if not path.exists():
+        np.save(path, neighbourhoods(np.asarray(real)).neighbours)
+    return Neighbourhoods(np.ascontiguousarray(real, dtype=np.float32), np.load(path))
 
 
 def generated_passages(model: str, n: int, seed: int = 1) -> np.ndarray:
     """``n`` generated passage vectors (cached as .npy)."""
     path = OUT / f"generated_{model}_{n}_{seed}_{VERSION}.npy"
     if not path.exists():
-        np.save(path, mixture(model, "passages").sample(n, seed))
+        np.save(path, _neighbourhoods(model).sample(n, seed))
     return np.load(path, mmap_mode="r")
 
 
-def generated_queries(model: str, n: int = 959, seed: int = 2) -> np.ndarray:
-    return mixture(model, "queries").sample(n, seed)
+def generated_queries(model: str, seed: int = 2) -> np.ndarray:
+    """The real questions' vectors with noise: near real questions, stored nowhere."""
+    _, q = vectors(model)
+    return perturbed_queries(np.asarray(q), seed)
 
 
 def _word_table(texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
