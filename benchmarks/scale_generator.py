@@ -49,7 +49,7 @@ class Neighbourhoods:
             b = self.neighbours[a, rng.integers(0, self.neighbours.shape[1], size=m)]
             part = rng.uniform(0.2, 0.8, size=(m, 1)).astype(np.float32)
             v = self.vectors[a] + part * (self.vectors[b] - self.vectors[a])
-            v += rng.standard_normal((m, dim)).astype(np.float32) * (noise / np.sqrt(dim))
+            v += rng.standard_normal((m, dim)).astype(np.float32) * np.float32(noise / np.sqrt(dim))
             out[start : start + m] = v / np.linalg.norm(v, axis=1, keepdims=True)
         return out
 
@@ -72,8 +72,10 @@ def perturbed_queries(queries: np.ndarray, seed: int, noise: float = QUERY_NOISE
     """Real query vectors with isotropic noise, L2-normalised."""
     rng = np.random.default_rng(seed)
     q = np.asarray(queries, dtype=np.float32)
-    v = q + rng.standard_normal(q.shape).astype(np.float32) * (noise / np.sqrt(q.shape[1]))
-    return v / np.linalg.norm(v, axis=1, keepdims=True)
+    v = q + rng.standard_normal(q.shape).astype(np.float32) * np.float32(
+        noise / np.sqrt(q.shape[1])
+    )
+    return (v / np.linalg.norm(v, axis=1, keepdims=True)).astype(np.float32)
 
 
 def neighbour_profile(matrix: np.ndarray, queries: np.ndarray) -> dict[str, float]:
