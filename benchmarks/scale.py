@@ -344,7 +344,8 @@ def main() -> None:
         print(json.dumps(build_library(args.model or "minilm", args.n)))
     elif args.step == "size":
         print(json.dumps(size(args.n, args.model or "minilm", peers=not args.no_peers), indent=1))
-    print(report())
+    if args.step != "build":
+        print(report())
 
 
 if __name__ == "__main__":

@@ -109,6 +109,19 @@ def library_path(model: str, n: int) -> Path:
     return OUT / f"library_{model}_{n}_{VERSION}.sqlite"
 
 
+def _ingested(path: Path) -> int:
+    """How many items a library file holds (0 when there is none)."""
+    if not path.exists():
+        return 0
+    import sqlean
+
+    conn = sqlean.connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        return int(conn.execute("SELECT max(rowid) FROM items").fetchone()[0] or 0)
+    finally:
+        conn.close()
+
+
 def build_library(model: str, n: int, batch: int = 2000) -> dict[str, Any]:
     """Ingest through the public API (``SqliteHybridRetriever.add``), then wait for the
     graph index to catch up; cached (a ``.json`` beside the file marks it complete)."""
@@ -119,16 +132,18 @@ def build_library(model: str, n: int, batch: int = 2000) -> dict[str, Any]:
     if info_path.exists():
         info: dict[str, Any] = json.loads(info_path.read_text())
         return info
-    for stale in path.parent.glob(path.name + "*"):
-        stale.unlink()
-    texts = library_texts(n)
-    matrix = library_vectors(model, n)
+    rates: list[tuple[int, float]] = []
+    resumed = _ingested(path) == n
+    if not resumed:  # an interrupted ingestion starts again; one that finished is kept
+        for stale in path.parent.glob(path.name + "*"):
+            stale.unlink()
+    texts = library_texts(n) if not resumed else []
+    matrix = library_vectors(model, n) if not resumed else np.zeros((0, DIM))
     retriever = build_sqlite_hybrid(
         StaticEmbedder(f"scale-{model}"), path, metadata_columns=("doc_id", "format")
     )
-    rates: list[tuple[int, float]] = []
     started = time.perf_counter()
-    for start in range(0, n, batch):
+    for start in range(0, n if not resumed else 0, batch):
         stop = min(start + batch, n)
         items = [
             RetrievalResult(
@@ -160,10 +175,11 @@ def build_library(model: str, n: int, batch: int = 2000) -> dict[str, Any]:
     info = {
         "n": n,
         "model": model,
-        "ingest_seconds": round(ingest, 1),
-        "items_per_s": round(n / ingest),
-        "rate_first_tenth": round(float(np.mean([r for _, r in rates[:tenth]]))),
-        "rate_last_tenth": round(float(np.mean([r for _, r in rates[-tenth:]]))),
+        "resumed_after_ingestion": resumed,
+        "ingest_seconds": round(ingest, 1) if rates else None,
+        "items_per_s": round(n / ingest) if rates else None,
+        "rate_first_tenth": round(float(np.mean([r for _, r in rates[:tenth]]))) if rates else None,
+        "rate_last_tenth": round(float(np.mean([r for _, r in rates[-tenth:]]))) if rates else None,
         "graph_catch_up_seconds": round(catch_up, 1),
         "library_bytes": path.stat().st_size,
         "graph_bytes": sum(p.stat().st_size for p in path.parent.glob(path.name + ".graph-*")),

@@ -251,16 +251,20 @@ class GraphIndex:
         self.status = "ready"
 
     def _build_then_fold(self) -> None:
-        # No read snapshot is needed (nor held for minutes): a row that changes after
-        # ``seq`` was read has a log entry after ``seq``, which is folded in afterwards.
+        # No read snapshot is held for the build (minutes at 1M): a row that changes
+        # after ``seq`` was read has a log entry after ``seq``, folded in afterwards.
+        # Rows past ``top`` (added while building) are left to the fold: reading them
+        # here too would insert them twice.
         index = self._new_index()
-        seq = int(self.db.read(f"SELECT max(seq) FROM {self.log_table}")[0][0] or 0)
+        with self.db.read_snapshot():
+            seq = int(self.db.read(f"SELECT max(seq) FROM {self.log_table}")[0][0] or 0)
+            top = int(self.db.read(f"SELECT max(rowid) FROM {self.table}")[0][0] or 0)
         last = -1
         while not self._stop.is_set():
             rows = self.db.read(
-                f"SELECT rowid, embedding FROM {self.table} WHERE rowid > ? "
+                f"SELECT rowid, embedding FROM {self.table} WHERE rowid > ? AND rowid <= ? "
                 "ORDER BY rowid LIMIT 4096",
-                (last,),
+                (last, top),
             )
             if not rows:
                 break
