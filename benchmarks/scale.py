@@ -217,6 +217,12 @@ def report() -> str:
         )
         lines.append(
             _row(
+                "old sign-bit shortlist recall@10, real queries",
+                [str(s.get("bits_2000_recall@10_real", "-")) for s in sizes],
+            )
+        )
+        lines.append(
+            _row(
                 "index rate items/s (first / last tenth)",
                 [
                     f"{s['build']['rate_first_tenth']} / {s['build']['rate_last_tenth']}"

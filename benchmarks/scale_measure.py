@@ -111,6 +111,11 @@ def latency(model: str, n: int, *, peers: bool = True) -> dict[str, Any]:
             hits.append(len(found & exact) / 10)
         recall[name] = round(float(np.mean(hits)), 4)
     out["dense_recall@10"] = recall
+    # The old dense path (sign-bit shortlist of 2,000, exact re-scoring) on the same rows.
+    from benchmarks.scale import _bits_recall, _exact_top10
+
+    real_q = np.asarray(vectors(model)[1])[::4][:240]
+    out["bits_2000_recall@10_real"] = _bits_recall(matrix, real_q, _exact_top10(matrix, real_q))
     out["peak_rss_mb"] = round(peak_rss_mb())
     out["load_after_ours"] = [round(x, 2) for x in os.getloadavg()]
     retriever.close()
