@@ -37,7 +37,7 @@ from typing import Any
 import numpy as np
 
 from benchmarks.common import log
-from benchmarks.scale_corpus import OUT, vectors
+from benchmarks.scale_corpus import OUT, available
 from benchmarks.scale_generator import neighbour_profile
 
 RESULTS = OUT / "results.json"
@@ -100,7 +100,7 @@ def recall(model: str) -> dict[str, Any]:
     from benchmarks.scale_data import generated_passages, generated_queries
 
     load = os.getloadavg()
-    real_p, real_q = vectors(model)
+    real_p, real_q = available(model)  # e5 may still be embedding: what is there
     real_p = np.ascontiguousarray(real_p, dtype=np.float32)
     gen_p = np.ascontiguousarray(generated_passages(model, len(real_p)), dtype=np.float32)
     gen_q = generated_queries(model)

@@ -154,6 +154,16 @@ def vectors(model: str, *, log: bool = True) -> tuple[np.ndarray, np.ndarray]:
     return np.load(final, mmap_mode="r"), np.load(qpath)
 
 
+def available(model: str) -> tuple[np.ndarray, np.ndarray]:
+    """What is embedded so far, without embedding more: all passages when the cache is
+    complete, else the parts saved by an unfinished run (the first passages, in order)."""
+    final = OUT / f"{model}_passages.npy"
+    if final.exists():
+        return np.load(final, mmap_mode="r"), np.load(OUT / f"{model}_queries.npy")
+    parts = sorted(OUT.glob(f"{model}_part*.npy"))
+    return np.concatenate([np.load(p) for p in parts]), np.load(OUT / f"{model}_queries.npy")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--model", choices=(*MODELS, "all"), default="all")

@@ -22,7 +22,7 @@ from agentmaker.retrieval.ports import Embedder, ModelFingerprint
 from agentmaker.retrieval.types import RetrievalResult, Scope
 
 from benchmarks.common import log
-from benchmarks.scale_corpus import OUT, passages, vectors
+from benchmarks.scale_corpus import OUT, available, passages, vectors
 from benchmarks.scale_generator import Neighbourhoods, neighbourhoods, perturbed_queries
 
 RAG = Scope(base="rag")
@@ -47,8 +47,10 @@ class StaticEmbedder(Embedder):
 
 
 def _neighbourhoods(model: str) -> Neighbourhoods:
-    path = OUT / f"neighbours_{model}_{VERSION}.npy"
-    real, _ = vectors(model)
+    real, _ = available(model)
+    path = OUT / f"neighbours_{model}_{len(real)}_{VERSION}.npy"
+    if model == "minilm" and len(real) == 101_024 and not path.exists():
+        path = OUT / f"neighbours_{model}_{VERSION}.npy"  # the first run's name
     if not path.exists():
         np.save(path, neighbourhoods(np.asarray(real)).neighbours)
     return Neighbourhoods(np.ascontiguousarray(real, dtype=np.float32), np.load(path))
