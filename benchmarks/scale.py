@@ -185,6 +185,8 @@ def report() -> str:
             continue
         for kind in ("real", "generated", "generated corpus, real queries"):
             lines.append(f"| {model} | {kind} | {r['bits_2000'][kind]} | {r['graph'][kind]} |")
+        if r["passages"] < 100_000:
+            lines.append(f"| {model} | (only the first {r['passages']:,} passages embedded) | | |")
         lines.append(
             f"| {model} | profile real / generated (top1, top10, gap 10-100) | "
             f"{tuple(r['profile']['real'].values())} | "
