@@ -95,7 +95,7 @@ def latency(model: str, n: int, *, peers: bool = True) -> dict[str, Any]:
         for k, qs in keyword_queries().items()
     }
     # Recall@10 of the dense leg against the exact top 10 (numpy over the same vectors).
-    matrix = np.ascontiguousarray(library_vectors(model, n), dtype=np.float32)
+    matrix = np.array(library_vectors(model, n), dtype=np.float32)  # a writable copy
     matrix /= np.linalg.norm(matrix, axis=1, keepdims=True)
     scan = list(qv[:: max(1, len(qv) // 60)])  # 60 queries: at 1M each scan is ~0.4 GFLOP
     out["numpy_scan"] = _timed(lambda v: np.argpartition(-(matrix @ v), 10)[:10], scan, rounds=1)
