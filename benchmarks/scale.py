@@ -55,7 +55,13 @@ def _save(key: str, value: Any) -> None:
 
 
 def _exact_top10(matrix: np.ndarray, queries: np.ndarray) -> list[set[int]]:
-    return [set(np.argpartition(-(matrix @ q), 10)[:10].tolist()) for q in queries]
+    """Exact top 10 by cosine (vectors normalised), 32 queries per matrix product."""
+    out: list[set[int]] = []
+    for start in range(0, len(queries), 32):
+        scores = matrix @ np.asarray(queries[start : start + 32], dtype=np.float32).T
+        top = np.argpartition(-scores, 10, axis=0)[:10]
+        out += [set(top[:, j].tolist()) for j in range(top.shape[1])]
+    return out
 
 
 def _bits_recall(matrix: np.ndarray, queries: np.ndarray, truth: list[set[int]]) -> float:

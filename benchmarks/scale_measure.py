@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from benchmarks.common import log, peak_rss_mb, percentile
+from benchmarks.scale import _bits_recall, _exact_top10
 from benchmarks.scale_corpus import queries as real_query_texts
 from benchmarks.scale_corpus import vectors
 from benchmarks.scale_data import (
@@ -105,15 +106,13 @@ def latency(model: str, n: int, *, peers: bool = True) -> dict[str, Any]:
         ("generated", generated_queries(model)),
     ):
         hits = []
-        for v in queries[::4][:240]:  # SciFact and RGB questions alike
-            exact = set(np.argpartition(-(matrix @ v), 10)[:10].tolist())
+        picked = queries[::4][:240]  # SciFact and RGB questions alike
+        for v, exact in zip(picked, _exact_top10(matrix, picked), strict=True):
             found = {int(r.id[1:]) for r in store.search(v, top_k=10, scope=RAG)}
             hits.append(len(found & exact) / 10)
         recall[name] = round(float(np.mean(hits)), 4)
     out["dense_recall@10"] = recall
     # The old dense path (sign-bit shortlist of 2,000, exact re-scoring) on the same rows.
-    from benchmarks.scale import _bits_recall, _exact_top10
-
     real_q = np.asarray(vectors(model)[1])[::4][:240]
     out["bits_2000_recall@10_real"] = _bits_recall(matrix, real_q, _exact_top10(matrix, real_q))
     out["peak_rss_mb"] = round(peak_rss_mb())
