@@ -40,9 +40,11 @@ from agentmaker.retrieval.sqlite.db import SqliteDatabase
 
 log = logging.getLogger(__name__)
 
-#: Below this many vectors no graph is built: the exact re-scored bit shortlist is
-#: as fast and its recall is ~1 (benchmarks/scale.py).
-GRAPH_MIN_SIZE = 20_000
+#: Below this many vectors no graph is built: the bit shortlist (2,000 re-scored) covers
+#: half the library or more, recall ~1. Not higher: on multilingual-e5-small's real
+#: vectors (all cosines ~0.8-0.9) the shortlist's recall@10 falls to 0.98 at 5k, 0.90
+#: at 10k, 0.82 at 20k and 0.64 at 100k (MiniLM: 1.0 up to 100k). benchmarks/scale.py.
+GRAPH_MIN_SIZE = 4_000
 #: At most this many pending rows are held (and scanned exactly) by searches. A bulk
 #: import can run ahead of the graph by more: the newest rows then wait for the fold,
 #: and :attr:`GraphIndex.behind` says how many (the keyword leg still finds them).
