@@ -145,6 +145,24 @@ def recall(model: str) -> dict[str, Any]:
     return result
 
 
+def small_sizes(
+    model: str, sizes: tuple[int, ...] = (2000, 5000, 10000, 20000)
+) -> dict[int, float]:
+    """The old shortlist's recall on random subsets of the real passages (every third
+    question): where a library should switch to the graph."""
+    real_p, real_q = available(model)
+    queries = np.asarray(real_q)[::3]
+    rng = np.random.default_rng(0)
+    out = {}
+    for n in sizes:
+        subset = np.ascontiguousarray(
+            np.asarray(real_p)[np.sort(rng.choice(len(real_p), n, replace=False))]
+        )
+        out[n] = _bits_recall(subset, queries, _exact_top10(subset, queries))
+    _save(f"small_{model}", out)
+    return out
+
+
 def _child(args: list[str]) -> dict[str, Any]:
     env = dict(os.environ)
     done = subprocess.run(
@@ -341,7 +359,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawTextHelpFormatter
     )
-    parser.add_argument("step", choices=("recall", "build", "size", "report"))
+    parser.add_argument("step", choices=("recall", "small", "build", "size", "report"))
     parser.add_argument("n", type=int, nargs="?")
     parser.add_argument("--model", default=None)
     parser.add_argument("--no-peers", action="store_true")
@@ -349,6 +367,9 @@ def main() -> None:
     if args.step == "recall":
         for model in [args.model] if args.model else ["minilm", "e5"]:
             print(json.dumps(recall(model), indent=1))
+    elif args.step == "small":
+        for model in [args.model] if args.model else ["minilm", "e5"]:
+            print(model, small_sizes(model))
     elif args.step == "build":
         from agentmaker.retrieval.sqlite import graph_index
 
