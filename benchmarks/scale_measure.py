@@ -65,7 +65,7 @@ def keyword_queries() -> dict[int, list[str]]:
 def _graph_ready(retriever: Any, timeout: float = 600.0) -> None:
     graph = retriever.vector_store.graph
     deadline = time.monotonic() + timeout
-    while graph is not None and graph.status not in ("ready", "too small"):
+    while graph is not None and graph.status not in ("ready", "mapped", "too small"):
         if time.monotonic() > deadline:
             raise RuntimeError(f"graph not ready: {graph.status}")
         time.sleep(0.2)

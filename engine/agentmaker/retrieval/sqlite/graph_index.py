@@ -18,8 +18,8 @@ searched exactly beside the graph, and folded into it by the background thread, 
 writes never wait for graph insertion (indexing speed does not depend on size).
 
 Cold start: a valid graph file is memory-mapped at open (``view``; nothing is read
-until a search touches it), searches use it at once, and a background thread loads a
-writable copy and swaps it in.
+until a search touches it) and searches use it at once; a writable copy is loaded in a
+background thread when the first write arrives, and swapped in.
 """
 
 from __future__ import annotations
@@ -246,6 +246,16 @@ class GraphIndex:
         )
 
     def _load_then_fold(self, path: Path, stamp: dict[str, Any]) -> None:
+        # Only once something is written: the mapped file answers searches as well, and
+        # loading a copy (0.5 GB at 1M) holds the GIL, so searches would wait for it.
+        while not self._stop.is_set():
+            self.refresh(reader=True, limit=4096)
+            if self._pending or self.behind or self._behind_log:
+                break
+            self._wake.wait(timeout=2.0)
+            self._wake.clear()
+        if self._stop.is_set():
+            return
         index = _usearch().restore(str(path), view=False)
         index.expansion_search = self.expansion_search
         with self._lock:

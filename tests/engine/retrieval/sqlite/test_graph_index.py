@@ -47,7 +47,10 @@ def open_store(path: Path, min_size: int = 200) -> SqliteVecStore:
 
 
 def ready(store: SqliteVecStore) -> SqliteVecStore:
-    wait_for(lambda: store.graph is not None and store.graph.status == "ready", "the graph")
+    """Wait for the graph: built, or mapped from its file (loaded on the first write)."""
+    wait_for(
+        lambda: store.graph is not None and store.graph.status in ("ready", "mapped"), "the graph"
+    )
     return store
 
 
@@ -85,8 +88,13 @@ def test_the_graph_is_built_saved_and_stamped(built: tuple[Path, np.ndarray]) ->
     assert graph_files(path.parent) == [stamp["file"]]
     assert (stamp["count"], stamp["max_rowid"], stamp["dimension"]) == (600, 600, DIM)
     store = open_store(path)
-    assert store.graph is not None and store.graph.ready  # mapped at open, at once
+    graph = store.graph
+    assert graph is not None and graph.ready and graph.status == "mapped"  # at open, at once
     assert store.search(vectors[42], top_k=3)[0].id == "i42"
+    assert graph.status == "mapped"  # searching alone never loads a copy
+    store.add(items(random_vectors(1, seed=4), start=600))
+    wait_for(lambda: graph.status == "ready" and not graph._pending, "the copy and the fold")
+    assert len(graph) == 601
     store.close()
 
 
