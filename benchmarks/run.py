@@ -1288,7 +1288,7 @@ def render(results: dict[str, Any], mode: str, plot_dir: Path) -> str:
         _included("## 6. GUI", "gui_*.md", "Not measured yet: `python -m benchmarks --only gui`."),
         "",
         _included(
-            "## 11. Search at a million passages",
+            "## 12. Search at a million passages",
             "scale/report.md",
             "Not measured yet: `python -m benchmarks --only scale` (about an hour).",
         ),
