@@ -1288,15 +1288,15 @@ def render(results: dict[str, Any], mode: str, plot_dir: Path) -> str:
         _included("## 6. GUI", "gui_*.md", "Not measured yet: `python -m benchmarks --only gui`."),
         "",
         _included(
-            "## 12. Search at a million passages",
-            "scale/report.md",
-            "Not measured yet: `python -m benchmarks --only scale` (about an hour).",
-        ),
-        "",
-        _included(
             "## 9. Conversations: follow-up questions",
             "follow_ups.md",
             "Not measured yet: `python -m benchmarks.follow_up_quality`.",
+        ),
+        "",
+        _included(
+            "## 12. Search at a million passages",
+            "scale/report.md",
+            "Not measured yet: `python -m benchmarks --only scale` (about an hour).",
         ),
         "",
         "## Engine changes made from these measurements",
