@@ -28,7 +28,10 @@ if __package__ in (None, ""):  # python benchmarks/run.py
 
 from benchmarks.common import HERE, OUT, SCIFACT, load_json, log, machine_info, save_json, versions
 
-SECTIONS = ("beir", "corpus", "ingest", "speed", "peers", "embedder", "gui")
+SECTIONS = ("beir", "corpus", "ingest", "speed", "peers", "embedder", "gui", "scale")
+#: Run unless --only names others. ``scale`` (1M passages, about an hour on 2 cores) runs
+#: only when asked for: ``python -m benchmarks --only scale`` (never in CI).
+DEFAULT_SECTIONS = tuple(s for s in SECTIONS if s != "scale")
 
 
 def _section(name: str, mode: str, fn: Any) -> None:
@@ -1290,6 +1293,12 @@ def render(results: dict[str, Any], mode: str, plot_dir: Path) -> str:
             "Not measured yet: `python -m benchmarks.follow_up_quality`.",
         ),
         "",
+        _included(
+            "## 12. Search at a million passages",
+            "scale/report.md",
+            "Not measured yet: `python -m benchmarks --only scale` (about an hour).",
+        ),
+        "",
         "## Engine changes made from these measurements",
         "",
         *_engine_changes(results),
@@ -1316,7 +1325,7 @@ def main(argv: list[str] | None = None) -> None:
     target = args.report or (HERE / "REPORT.md" if full else OUT / "REPORT-quick.md")
     started = time.perf_counter()
     if not args.render:
-        wanted = set(args.only or SECTIONS)
+        wanted = set(args.only or DEFAULT_SECTIONS)
         save_json(f"machine.{mode_name}", {"machine": machine_info(), "versions": versions()})
         if "beir" in wanted:
             from benchmarks import beir_quality
@@ -1368,6 +1377,11 @@ def main(argv: list[str] | None = None) -> None:
                 mode_name,
                 lambda: _script("embedder_throughput", ["--chunks", chunks, "--repeats", "2"]),
             )
+        if "scale" in wanted:
+            from benchmarks import scale
+
+            sizes = [100_000, 1_000_000] if full else [100_000]
+            _section("scale", mode_name, lambda: scale.run(sizes))
         if "gui" in wanted:
             embedder = "local" if full else "fake"
             _section("gui", mode_name, lambda: _gui_runs(embedder, 3 if full else 1))

@@ -145,6 +145,7 @@ class SqliteDatabase:
         self._owner: int | None = None
         self._after_commit: list[Callable[[], None]] = []
         self._after_rollback: list[Callable[[], None]] = []
+        self._before_close: list[Callable[[], None]] = []
         self._readers = threading.local()
         self._reader_conns: list[Any] = []
         self._closed = False
@@ -417,8 +418,21 @@ class SqliteDatabase:
 
     # --- lifetime -------------------------------------------------------------
 
+    def before_close(self, hook: Callable[[], None]) -> None:
+        """Run ``hook`` when :meth:`close` is called, before the connections close (the
+        stores' background threads stop there, whoever closes the file)."""
+        self._before_close.append(hook)
+
     def close(self) -> None:
         """Close every connection this database opened. Safe to call twice."""
+        if self._closed:
+            return
+        hooks, self._before_close = self._before_close, []
+        for hook in hooks:  # outside the lock: a hook may wait for a thread that takes it
+            try:
+                hook()
+            except Exception:
+                log.exception("a close hook of %s failed", self.path)
         with self.lock:
             if self._closed:
                 return

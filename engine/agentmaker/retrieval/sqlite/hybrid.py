@@ -84,6 +84,12 @@ class SqliteHybridRetriever(HybridRetriever):
             raise EmbeddingModelMismatchError(label, str(given), self.db.path)
 
     @property
+    def notice(self) -> str | None:
+        """Why the last search's dense results were missing or partial (the vector
+        index of a large library still loading or catching up), else None."""
+        return self.vector_store.notice
+
+    @property
     def metadata_columns(self) -> tuple[str, ...]:
         """The fields that filters may name."""
         return self.items.metadata_columns
