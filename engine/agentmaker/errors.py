@@ -312,9 +312,13 @@ class ConversationNotFoundError(AgentmakerError, LookupError):
 class TeamLibraryError(StorageError):
     """A team library (PostgreSQL with pgvector) cannot be used as configured."""
 
+    code = "team_library"
+
 
 class TeamLibraryAddressError(TeamLibraryError):
     """The team library's address is not a PostgreSQL URL."""
+
+    code = "team_address"
 
     def __init__(self, url: str, detail: str = "") -> None:
         why = f" ({detail})" if detail else ""
@@ -328,6 +332,8 @@ class TeamLibraryAddressError(TeamLibraryError):
 class TeamServerUnreachableError(TeamLibraryError):
     """Nothing answers at the server's host and port (down, wrong address, firewall)."""
 
+    code = "team_unreachable"
+
     def __init__(self, where: str, detail: str = "") -> None:
         why = f" ({detail})" if detail else ""
         super().__init__(
@@ -339,6 +345,8 @@ class TeamServerUnreachableError(TeamLibraryError):
 
 class TeamLoginError(TeamLibraryError):
     """The server refused the user name or password (or this computer)."""
+
+    code = "team_login"
 
     def __init__(self, user: str, where: str, reason: str = "password") -> None:
         if reason == "no_password":
@@ -364,6 +372,8 @@ class TeamLoginError(TeamLibraryError):
 class TeamDatabaseMissingError(TeamLibraryError):
     """The server has no database of that name."""
 
+    code = "team_database_missing"
+
     def __init__(self, database: str, where: str) -> None:
         super().__init__(
             f"The server at {where} has no database named {database!r}. Check the name at the "
@@ -374,6 +384,8 @@ class TeamDatabaseMissingError(TeamLibraryError):
 
 class PgvectorMissingError(TeamLibraryError):
     """The pgvector extension is not enabled in the database (or not installed at all)."""
+
+    code = "pgvector_missing"
 
     def __init__(self, database: str, *, installed_on_server: bool) -> None:
         if installed_on_server:
@@ -397,6 +409,8 @@ class PgvectorMissingError(TeamLibraryError):
 class TeamServerTooOldError(TeamLibraryError):
     """The server (or its pgvector) is older than the team library needs."""
 
+    code = "team_server_too_old"
+
     def __init__(self, what: str, found: str, needed: str, fix: str) -> None:
         super().__init__(f"{what} {found} is too old: the team library needs {needed}. {fix}")
         self.what = what
@@ -410,6 +424,8 @@ class TeamPermissionError(TeamLibraryError):
     ``tables`` names existing tables the user may not read and write (empty: the library
     is new and the user may not create its tables).
     """
+
+    code = "team_permission"
 
     def __init__(self, user: str, database: str, schema: str, tables: tuple[str, ...] = ()) -> None:
         if tables:
