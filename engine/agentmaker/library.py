@@ -25,10 +25,11 @@ from agentmaker.rag.ingest.pipeline import IngestionPipeline
 from agentmaker.rag.ingest.reader_process import ReaderProcess
 from agentmaker.rag.source_store import SourceStore
 from agentmaker.retrieval.database import Database, dialect, is_postgres_url
+from agentmaker.retrieval.fingerprint import MODEL_KEY
 from agentmaker.retrieval.hybrid import default_fusion
 from agentmaker.retrieval.ports import Embedder
 from agentmaker.retrieval.sqlite.db import SqliteDatabase
-from agentmaker.retrieval.sqlite.hybrid import MODEL_KEY, SqliteHybridRetriever
+from agentmaker.retrieval.sqlite.hybrid import SqliteHybridRetriever
 
 if TYPE_CHECKING:
     from agentmaker.models.local_embedder import ModelChoice

@@ -7,13 +7,12 @@ both legs of a search run at once on two pooled async connections.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 
 import numpy as np
 
-from agentmaker.errors import EmbeddingModelMismatchError
 from agentmaker.retrieval.database import SHARED_USER
+from agentmaker.retrieval.fingerprint import MODEL_KEY, check_fingerprint, fingerprint_json
 from agentmaker.retrieval.hybrid import HybridRetriever
 from agentmaker.retrieval.ports import Embedder, FusionStrategy, Reranker
 from agentmaker.retrieval.postgres.db import PgDatabase, Plan
@@ -27,8 +26,6 @@ from agentmaker.retrieval.types import (
     Scope,
     check_scope,
 )
-
-MODEL_KEY = "embedding_model"
 
 
 class PgHybridRetriever(HybridRetriever):
@@ -63,18 +60,9 @@ class PgHybridRetriever(HybridRetriever):
             self.db.execute_pg("SELECT pg_advisory_xact_lock(hashtext('agentmaker:migrate'))")
             stored = self.db.get_meta(MODEL_KEY)
             if stored is None:
-                self.db.set_meta(MODEL_KEY, json.dumps(given.__dict__))
+                self.db.set_meta(MODEL_KEY, fingerprint_json(given))
                 return
-        fp = json.loads(stored)
-        if (fp["name"], fp["dimension"], fp.get("weights", "")) != (
-            given.name,
-            given.dimension,
-            given.weights,
-        ):
-            label = f"{fp['name']}/{fp['dimension']}d"
-            if fp.get("weights"):
-                label += f"@{fp['weights'][:12]}"
-            raise EmbeddingModelMismatchError(label, str(given), self.db.path)
+        check_fingerprint(stored, given, self.db.path)
 
     @property
     def metadata_columns(self) -> tuple[str, ...]:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -11,7 +10,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from agentmaker.errors import EmbeddingModelMismatchError
+from agentmaker.retrieval.fingerprint import MODEL_KEY, check_fingerprint, fingerprint_json
 from agentmaker.retrieval.hybrid import HybridRetriever
 from agentmaker.retrieval.ports import Embedder, FusionStrategy, Reranker
 from agentmaker.retrieval.sqlite.db import SqliteDatabase
@@ -27,7 +26,6 @@ from agentmaker.retrieval.types import (
 )
 
 T = TypeVar("T")
-MODEL_KEY = "embedding_model"
 
 
 class SqliteHybridRetriever(HybridRetriever):
@@ -70,18 +68,9 @@ class SqliteHybridRetriever(HybridRetriever):
         given = embedder.fingerprint
         stored = self.db.get_meta(MODEL_KEY)
         if stored is None:
-            self.db.set_meta(MODEL_KEY, json.dumps(given.__dict__))
+            self.db.set_meta(MODEL_KEY, fingerprint_json(given))
             return
-        stored_fp = json.loads(stored)
-        if (stored_fp["name"], stored_fp["dimension"], stored_fp.get("weights", "")) != (
-            given.name,
-            given.dimension,
-            given.weights,
-        ):
-            label = f"{stored_fp['name']}/{stored_fp['dimension']}d"
-            if stored_fp.get("weights"):
-                label += f"@{stored_fp['weights'][:12]}"
-            raise EmbeddingModelMismatchError(label, str(given), self.db.path)
+        check_fingerprint(stored, given, str(self.db.path))
 
     @property
     def notice(self) -> str | None:
