@@ -108,6 +108,7 @@ async def _ask(library: Any, question: str, top_k: int, llm: Any) -> dict[str, A
         "abstained": stream.abstained,
         "extractive": stream.extractive,
         "error": stream.error,
+        "unsupported": list(getattr(stream, "unsupported", [])),
         "first_piece_s": first,
         "total_s": total,
         "timings": timings,
@@ -115,22 +116,32 @@ async def _ask(library: Any, question: str, top_k: int, llm: Any) -> dict[str, A
 
 
 def _score(kind: str, rows: list[dict[str, Any]], outs: list[dict[str, Any]]) -> dict[str, Any]:
-    correct = cites = good_cites = abstained = 0
+    correct = cites = good_cites = abstained = flagged = fallbacks = 0
     for row, out in zip(rows, outs, strict=True):
+        # An answer the model wrote that states a number no passage holds is flagged.
+        flagged += bool(not out["abstained"] and out.get("unsupported"))
         if kind == "none":
             abstained += bool(out["abstained"])
             continue
         correct += _holds(out["answer"], row["answers"])
+        fallbacks += bool(out["extractive"] and out["error"])
         for n in _citations(out["answer"]):
             cites += 1
             if 1 <= n <= len(out["sources"]) and _holds(out["sources"][n - 1], row["answers"]):
                 good_cites += 1
     n = len(rows)
     if kind == "none":
-        return {"questions": n, "abstained": abstained, "abstention": abstained / max(n, 1)}
+        return {
+            "questions": n,
+            "abstained": abstained,
+            "abstention": abstained / max(n, 1),
+            "flagged": flagged,
+        }
     return {
         "questions": n,
         "correct": correct,
+        "fallbacks": fallbacks,
+        "flagged": flagged,
         "accuracy": correct / max(n, 1),
         "citations": cites,
         "citation_precision": good_cites / cites if cites else None,
@@ -244,8 +255,17 @@ def _report(r: dict[str, Any], load: str) -> str:
         lines += [
             "",
             f"Unanswerable questions: the model abstained on {m['abstained']} of "
-            f"{m['questions']} ({pct(m['abstention'])}); the extractive answer never abstains.",
+            f"{m['questions']} ({pct(m['abstention'])}), and {m.get('flagged', 0)} of its "
+            "other answers were flagged (a number in none of the passages); the extractive "
+            "answer never abstains.",
         ]
+    for kind in ("en", "zh"):
+        if kind in r:
+            m = r[kind]["model"]
+            lines.append(
+                f"{kind}: {m.get('fallbacks', 0)} of the model's answers were replaced by "
+                f"quotes (it wrote no answer text or failed); {m.get('flagged', 0)} flagged."
+            )
     lines += ["", "| set | prompt tokens | prompt tok/s | generated tokens | gen tok/s | "
               "ask → first piece |", "| --- | ---: | ---: | ---: | ---: | ---: |"]  # fmt: skip
     for kind in ("en", "none", "zh"):
