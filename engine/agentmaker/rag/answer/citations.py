@@ -65,12 +65,30 @@ def cited_numbers(text: str) -> list[int]:
     return seen
 
 
+# A marker repeated right after itself ("[4][4]", "[1] [1]"): a small model's stutter.
+_REPEAT = re.compile(r"(\[\d[\d, ]*\])(?:\s*\1)+")
+_LAST_MARKER = re.compile(r"\[\d[\d, ]*\]\s*$")
+
+
 class CitationFilter:
-    """Streams an answer through :func:`clean_citations` piece by piece."""
+    """Streams an answer through :func:`clean_citations` piece by piece (and writes a
+    marker repeated right after itself once)."""
 
     def __init__(self, valid: Iterable[int]) -> None:
         self.valid = set(valid)
         self._held = ""
+        self._last = ""  # the marker that ended what was shown, if it ended with one
+
+    def _once(self, text: str) -> str:
+        text = _REPEAT.sub(r"\1", text)
+        if self._last:
+            stripped = text.lstrip()
+            if stripped.startswith(self._last):
+                text = stripped[len(self._last) :]
+        if text.strip():
+            ending = _LAST_MARKER.search(text)
+            self._last = ending.group(0).strip() if ending else ""
+        return text
 
     def feed(self, piece: str) -> str:
         """The part of ``held + piece`` that can be shown now, cleaned."""
@@ -84,12 +102,12 @@ class CitationFilter:
         # before it goes with it ("and [9]." -> "and.").
         stripped = text.rstrip(" ")
         self._held = text[len(stripped) :] + self._held
-        return clean_citations(stripped, self.valid)
+        return self._once(clean_citations(stripped, self.valid))
 
     def flush(self) -> str:
         """What is still held back once the answer has ended."""
         text, self._held = self._held, ""
-        return clean_citations(text, self.valid)
+        return self._once(clean_citations(text, self.valid))
 
 
 _MARKERS = re.compile(r"\[\d+\]")

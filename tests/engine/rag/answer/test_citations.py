@@ -40,3 +40,14 @@ def test_non_answers_in_english_and_chinese() -> None:
     assert is_non_answer("")
     assert not is_non_answer("The daily meal allowance is 80 [1].")
     assert not is_non_answer("每天的餐费补贴是 80 元 [1]。")
+
+
+def test_a_marker_repeated_right_after_itself_is_written_once() -> None:
+    def stream(pieces: list[str]) -> str:
+        cited = CitationFilter([1, 2, 4, 5])
+        return "".join(cited.feed(p) for p in pieces) + cited.flush()
+
+    assert stream(["The folder is dist ", "[4]", "[4]", "."]) == "The folder is dist [4]."
+    assert stream(["I don't know. [5] [5]"]) == "I don't know. [5]"
+    assert stream(["A [1]. B [1]."]) == "A [1]. B [1]."  # cited again later: kept
+    assert stream(["A [1] [1] [2] and [9]."]) == "A [1] [2] and."
