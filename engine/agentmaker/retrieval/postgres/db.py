@@ -26,10 +26,12 @@ from urllib.parse import urlsplit, urlunsplit
 
 import psycopg
 from pgvector.psycopg import register_vector, register_vector_async
+from psycopg.conninfo import conninfo_to_dict
 from psycopg_pool import AsyncConnectionPool, ConnectionPool
 
 from agentmaker.errors import LibraryVersionError, StorageError
 from agentmaker.retrieval.database import is_postgres_url
+from agentmaker.retrieval.postgres.check import classify_connect_error
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -179,11 +181,14 @@ class _Bound(threading.local):
 
 
 def _connect_error(dsn: str, exc: Exception) -> StorageError:
-    text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-    return StorageError(
-        f"Could not connect to the team library {redact(dsn)}: {text}. Check that the "
-        "server is running, and the address, user name and password."
-    )
+    """The typed error the Test connection check gives for the same failure (server
+    down, wrong password, missing database…), never showing the password."""
+    text = str(exc).strip() or type(exc).__name__
+    try:
+        params = conninfo_to_dict(dsn)
+    except psycopg.Error:
+        params = {}
+    return classify_connect_error(text, params)
 
 
 def _ensure_pgvector(dsn: str) -> None:
