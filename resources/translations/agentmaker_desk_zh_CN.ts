@@ -2123,16 +2123,6 @@ old-*.pdf</translation>
         <source>Not now</source>
         <translation>暂不</translation>
     </message>
-    <message>
-        <location filename="../../gui/agentmaker_desk/chat/model_offer.py"/>
-        <source>Choose a model file</source>
-        <translation>选择模型文件</translation>
-    </message>
-    <message>
-        <location filename="../../gui/agentmaker_desk/chat/model_offer.py"/>
-        <source>GGUF model files (*.gguf)</source>
-        <translation>GGUF 模型文件 (*.gguf)</translation>
-    </message>
 </context>
 <context>
     <name>DownloadProgress</name>
@@ -2170,6 +2160,16 @@ old-*.pdf</translation>
         <location filename="../../gui/agentmaker_desk/widgets/download_progress.py"/>
         <source>Download cancelled. Nothing was kept.</source>
         <translation>下载已取消，未保留任何文件。</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/widgets/download_progress.py"/>
+        <source>Choose a model file</source>
+        <translation>选择模型文件</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/widgets/download_progress.py"/>
+        <source>GGUF model files (*.gguf)</source>
+        <translation>GGUF 模型文件 (*.gguf)</translation>
     </message>
 </context>
 <context>
@@ -2243,16 +2243,6 @@ old-*.pdf</translation>
         <location filename="../../gui/agentmaker_desk/settings/local_models.py"/>
         <source>Cancel</source>
         <translation>取消</translation>
-    </message>
-    <message>
-        <location filename="../../gui/agentmaker_desk/settings/local_models.py"/>
-        <source>Choose a model file</source>
-        <translation>选择模型文件</translation>
-    </message>
-    <message>
-        <location filename="../../gui/agentmaker_desk/settings/local_models.py"/>
-        <source>GGUF model files (*.gguf)</source>
-        <translation>GGUF 模型文件 (*.gguf)</translation>
     </message>
 </context>
 </TS>

@@ -10,6 +10,7 @@ away: it waits on a pipe whose other end only the app holds).
 
 from __future__ import annotations
 
+import abc
 import contextlib
 import http.client
 import json
@@ -66,7 +67,7 @@ def _server(path: Path, n_ctx: int, threads: int, key: str) -> Any:
         ) from exc
 
 
-class _Loopback:
+class _Loopback(abc.ABC):
     """Requests to a llama.cpp server on 127.0.0.1 with its API key."""
 
     address: str
@@ -84,10 +85,11 @@ class _Loopback:
             result: dict[str, Any] = json.loads(response.read())
         return result
 
+    @abc.abstractmethod
     def chat(self, request: dict[str, Any], on_chunk: ChunkHandler) -> None:
         """Run one streamed chat completion; ``on_chunk`` returning True stops it."""
-        raise NotImplementedError
 
+    @abc.abstractmethod
     def close(self) -> None:
         """Free the model's memory."""
 

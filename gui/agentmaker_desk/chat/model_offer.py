@@ -12,7 +12,6 @@ from typing import Any
 
 from PySide6.QtCore import QSettings, Qt, Signal
 from PySide6.QtWidgets import (
-    QFileDialog,
     QFrame,
     QHBoxLayout,
     QLabel,
@@ -21,7 +20,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from agentmaker_desk.widgets.download_progress import DownloadProgress
+from agentmaker_desk.widgets.download_progress import DownloadProgress, choose_model_file
 
 SHOWN_KEY = "modelOffer/shown"
 
@@ -103,11 +102,7 @@ class ModelOffer(QFrame):
         self.hide()
 
     def _pick_file(self) -> None:
-        dialog = QFileDialog(self, self.tr("Choose a model file"))
-        dialog.setNameFilter(self.tr("GGUF model files (*.gguf)"))
-        dialog.setFileMode(QFileDialog.FileMode.ExistingFile)
-        dialog.fileSelected.connect(self.use_file)
-        dialog.open()  # not exec(): see DESIGN's pitfalls
+        choose_model_file(self, self.use_file)
 
     # --- download events --------------------------------------------------------------
 

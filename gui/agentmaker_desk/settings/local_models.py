@@ -15,7 +15,6 @@ from typing import Any
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QComboBox,
-    QFileDialog,
     QHBoxLayout,
     QLabel,
     QListWidget,
@@ -26,7 +25,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from agentmaker_desk.widgets.download_progress import DownloadProgress
+from agentmaker_desk.widgets.download_progress import DownloadProgress, choose_model_file
 
 _PATH = Qt.ItemDataRole.UserRole
 _NAME = Qt.ItemDataRole.UserRole + 1
@@ -219,11 +218,7 @@ class LocalModelsPanel(QWidget):
         return True
 
     def _pick_file(self) -> None:
-        dialog = QFileDialog(self, self.tr("Choose a model file"), str(Path.home()))
-        dialog.setNameFilter(self.tr("GGUF model files (*.gguf)"))
-        dialog.setFileMode(QFileDialog.FileMode.ExistingFile)
-        dialog.fileSelected.connect(self.use_file)
-        dialog.open()
+        choose_model_file(self, self.use_file)
 
 
 def _size_of(item: QListWidgetItem) -> int:

@@ -6,10 +6,20 @@ the window's one :class:`~agentmaker_desk.bridge.model_downloads.ModelDownloads`
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtCore import QCoreApplication, Qt, Signal
+from PySide6.QtWidgets import (
+    QFileDialog,
+    QHBoxLayout,
+    QLabel,
+    QProgressBar,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
 
 
 class DownloadProgress(QWidget):
@@ -86,3 +96,19 @@ class DownloadProgress(QWidget):
     def _on_cancelled(self) -> None:
         self._set_busy(False)
         self.status.setText(self.tr("Download cancelled. Nothing was kept."))
+
+
+def choose_model_file(parent: QWidget, on_chosen: Callable[[str], object]) -> None:
+    """Open the "Choose a model file" dialog (from the home folder, ``.gguf`` only);
+    ``on_chosen(path)`` when the person picks one. Not modal-blocking (``open()``)."""
+    dialog = QFileDialog(
+        parent,
+        QCoreApplication.translate("DownloadProgress", "Choose a model file"),
+        str(Path.home()),
+    )
+    dialog.setNameFilter(
+        QCoreApplication.translate("DownloadProgress", "GGUF model files (*.gguf)")
+    )
+    dialog.setFileMode(QFileDialog.FileMode.ExistingFile)
+    dialog.fileSelected.connect(on_chosen)
+    dialog.open()  # not exec(): see DESIGN's pitfalls

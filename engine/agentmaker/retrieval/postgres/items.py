@@ -11,6 +11,7 @@ the retriever runs them on a sync connection or, for the async twins, an async o
 
 from __future__ import annotations
 
+import abc
 import json
 import re
 from collections.abc import Sequence
@@ -257,4 +258,56 @@ def delete_plan(
     return len(rowids)
 
 
-__all__ = ["RESULT_COLUMNS", "Many", "PgItemTable", "delete_plan", "json_value", "result"]
+class PgLeg(abc.ABC):
+    """What both PostgreSQL legs share: their item rows (their own table, or a hybrid's
+    shared one), one transaction per write, and deletes by ids, scope or filters."""
+
+    db: PgDatabase
+    items: PgItemTable
+    _owns_items: bool
+
+    @abc.abstractmethod
+    def add_plan(self, items: Sequence[RetrievalResult], scope: Scope | None) -> Plan[None]:
+        """The statements that index ``items``."""
+
+    @abc.abstractmethod
+    def unindex_plan(self, rowids: Sequence[int]) -> Plan[None]:
+        """The statements that take item rows out of this leg."""
+
+    def item_rowids_plan(
+        self, items: Sequence[RetrievalResult], scope: Scope | None
+    ) -> Plan[list[int]]:
+        """The item rows of ``items``: written here when this leg owns its item table,
+        else looked up (a hybrid wrote them in the same transaction)."""
+        if self._owns_items:
+            return (yield from self.items.upsert_plan(items, scope))
+        return (yield from self.items.rowids_plan([i.id for i in items], None, None))
+
+    def add(self, items: Sequence[RetrievalResult], *, scope: Scope | None = None) -> None:
+        with self.db.transaction():
+            self.db.run(self.add_plan(items, scope))
+
+    def delete(
+        self,
+        ids: Sequence[str] | None = None,
+        *,
+        scope: Scope | None = None,
+        all_scopes: bool = False,
+        filters: Sequence[MetadataFilter] | None = None,
+    ) -> int:
+        plan = delete_plan(
+            self.items, [self], ids, scope, all_scopes, filters, owns_items=self._owns_items
+        )
+        with self.db.transaction():
+            return self.db.run(plan)
+
+
+__all__ = [
+    "RESULT_COLUMNS",
+    "Many",
+    "PgItemTable",
+    "PgLeg",
+    "delete_plan",
+    "json_value",
+    "result",
+]

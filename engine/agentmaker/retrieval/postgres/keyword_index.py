@@ -27,7 +27,7 @@ from pathlib import Path
 from agentmaker.errors import ConfigurationError
 from agentmaker.retrieval.ports import KeywordIndex
 from agentmaker.retrieval.postgres.db import Many, PgDatabase, Plan
-from agentmaker.retrieval.postgres.items import RESULT_COLUMNS, PgItemTable, delete_plan, result
+from agentmaker.retrieval.postgres.items import RESULT_COLUMNS, PgItemTable, PgLeg, result
 from agentmaker.retrieval.postgres.tokens import Tokenizer
 from agentmaker.retrieval.sqlite import fts5_topk
 from agentmaker.retrieval.types import MetadataFilter, RetrievalResult, Scope
@@ -35,7 +35,7 @@ from agentmaker.retrieval.types import MetadataFilter, RetrievalResult, Scope
 K1, B = 1.2, 0.75
 
 
-class PgKeywordIndex(KeywordIndex):
+class PgKeywordIndex(PgLeg, KeywordIndex):
     """Keyword index on PostgreSQL. Alone it opens its own pool; built by
     ``build_postgres_hybrid`` it shares the database and item table with the vectors."""
 
@@ -164,29 +164,8 @@ class PgKeywordIndex(KeywordIndex):
     def add_plan(self, items: Sequence[RetrievalResult], scope: Scope | None) -> Plan[None]:
         if not items:
             return
-        if self._owns_items:
-            rowids = yield from self.items.upsert_plan(items, scope)
-        else:
-            rowids = yield from self.items.rowids_plan([i.id for i in items], None, None)
+        rowids = yield from self.item_rowids_plan(items, scope)
         yield from self.index_plan(rowids, [i.content for i in items])
-
-    def add(self, items: Sequence[RetrievalResult], *, scope: Scope | None = None) -> None:
-        with self.db.transaction():
-            self.db.run(self.add_plan(items, scope))
-
-    def delete(
-        self,
-        ids: Sequence[str] | None = None,
-        *,
-        scope: Scope | None = None,
-        all_scopes: bool = False,
-        filters: Sequence[MetadataFilter] | None = None,
-    ) -> int:
-        plan = delete_plan(
-            self.items, [self], ids, scope, all_scopes, filters, owns_items=self._owns_items
-        )
-        with self.db.transaction():
-            return self.db.run(plan)
 
     def count(self, *, scope: Scope | None = None) -> int:
         where, params = self.items.where(scope, None)

@@ -18,14 +18,14 @@ import numpy as np
 from agentmaker.errors import ConfigurationError
 from agentmaker.retrieval.ports import VectorStore
 from agentmaker.retrieval.postgres.db import Many, PgDatabase, Plan
-from agentmaker.retrieval.postgres.items import RESULT_COLUMNS, PgItemTable, delete_plan, result
+from agentmaker.retrieval.postgres.items import RESULT_COLUMNS, PgItemTable, PgLeg, result
 from agentmaker.retrieval.types import MetadataFilter, RetrievalResult, Scope
 
 #: HNSW candidates per search (pgvector's default is 40; the hybrid asks for 20-50).
 EF_SEARCH = 100
 
 
-class PgVectorStore(VectorStore):
+class PgVectorStore(PgLeg, VectorStore):
     """Vector store on PostgreSQL + pgvector. Alone it opens its own pool; built by
     ``build_postgres_hybrid`` it shares the database and item table with the keywords."""
 
@@ -114,29 +114,8 @@ class PgVectorStore(VectorStore):
         if not items:
             return
         vectors = np.stack([np.asarray(item.embedding, dtype=np.float32) for item in items])
-        if self._owns_items:
-            rowids = yield from self.items.upsert_plan(items, scope)
-        else:
-            rowids = yield from self.items.rowids_plan([i.id for i in items], None, None)
+        rowids = yield from self.item_rowids_plan(items, scope)
         yield from self.index_plan(rowids, vectors)
-
-    def add(self, items: Sequence[RetrievalResult], *, scope: Scope | None = None) -> None:
-        with self.db.transaction():
-            self.db.run(self.add_plan(items, scope))
-
-    def delete(
-        self,
-        ids: Sequence[str] | None = None,
-        *,
-        scope: Scope | None = None,
-        all_scopes: bool = False,
-        filters: Sequence[MetadataFilter] | None = None,
-    ) -> int:
-        plan = delete_plan(
-            self.items, [self], ids, scope, all_scopes, filters, owns_items=self._owns_items
-        )
-        with self.db.transaction():
-            return self.db.run(plan)
 
     def count(self, *, scope: Scope | None = None) -> int:
         if not self.dimension:
