@@ -15,7 +15,7 @@ from typing import Any
 from agentmaker import cli_models, cli_output
 from agentmaker.errors import AgentmakerError
 from agentmaker.rag.ingest.batch import IngestProgress
-from agentmaker.retrieval.database import dialect, is_postgres_url
+from agentmaker.retrieval.database import is_postgres_url
 
 USAGE = """\
 Ask your documents from a terminal. Everything stays on this computer.
@@ -92,8 +92,6 @@ def _print_answer(result) -> None:
 
 def _attach_ocr(library) -> Any:
     """Scanned PDFs and pictures are read by OCR, as in the app (None: OCR unavailable)."""
-    if dialect(library.db) != "sqlite":  # the OCR queue's tables are SQLite's for now
-        return None
     try:
         from agentmaker.ocr import OcrQueue
     except ImportError:  # the OCR models are an optional part of some installs

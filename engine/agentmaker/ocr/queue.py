@@ -7,18 +7,25 @@ stored as soon as it is read, so a cancelled or crashed job resumes where it sto
 A job belongs to one document (``doc_id``). Scheduling it again marks it pending again
 (the worker then rebuilds the document from the stored pages, which costs no OCR);
 stored pages are thrown away only when the file itself changed (size or mtime).
+
+In a team library (PostgreSQL) the files named by the jobs are on the computers of the
+people who added them, so a job also records its login and computer, and each app reads
+only its own: row-level security keeps a login's jobs and pages to itself, and the
+computer's name keeps one login's two laptops from taking each other's files.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import platform
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
 from agentmaker.ocr.render import IMAGE_EXTENSIONS
+from agentmaker.retrieval.database import dialect
 
 JobStatus = Literal["pending", "done", "unreadable", "failed"]
 PageStatus = Literal["ok", "unreadable", "failed"]
@@ -56,6 +63,18 @@ _MIGRATIONS: list[str] = [
     )
     """,
 ]
+
+# A team library's extra step: whose job it is and on which computer its file lives.
+_PG_PEOPLE = (
+    "ALTER TABLE ocr_jobs ADD COLUMN owner TEXT NOT NULL DEFAULT current_user;\n"
+    "ALTER TABLE ocr_jobs ADD COLUMN machine TEXT NOT NULL DEFAULT '';\n"
+    "CREATE INDEX ocr_jobs_owner ON ocr_jobs(owner, machine, status);\n"
+    "ALTER TABLE ocr_jobs ENABLE ROW LEVEL SECURITY;\n"
+    "CREATE POLICY ocr_jobs_mine ON ocr_jobs USING (owner = current_user);\n"
+    "ALTER TABLE ocr_pages ADD COLUMN owner TEXT NOT NULL DEFAULT current_user;\n"
+    "ALTER TABLE ocr_pages ENABLE ROW LEVEL SECURITY;\n"
+    "CREATE POLICY ocr_pages_mine ON ocr_pages USING (owner = current_user)"
+)
 
 _JOB_COLUMNS = (
     "doc_id, path, pages, status, reason, file_size, file_mtime_ns, generation, pages_total"
@@ -127,9 +146,14 @@ class OcrQueue:
     later reads them.
     """
 
-    def __init__(self, db: Any, *, enabled: bool = True) -> None:
+    def __init__(self, db: Any, *, enabled: bool = True, machine: str | None = None) -> None:
         self.db = db
         db.migrate("ocr", _MIGRATIONS)
+        #: This computer, in a team library (None in a library file: one computer's).
+        self.machine: str | None = None
+        if dialect(db) == "postgresql":
+            db.migrate("ocr_people", [_PG_PEOPLE])
+            self.machine = platform.node() if machine is None else machine
         self.extensions: frozenset[str] = frozenset()
         self._enabled = False
         self.enabled = enabled
@@ -163,6 +187,7 @@ class OcrQueue:
                     " created_at, updated_at) VALUES (?, ?, ?, 'pending', ?, ?, ?, ?)",
                     (doc_id, absolute, pages_json, size, mtime, now, now),
                 )
+                self._claim(doc_id)
                 return
             if (rows[0][0], rows[0][1]) != (size, mtime):
                 self.db.execute("DELETE FROM ocr_pages WHERE doc_id = ?", (doc_id,))
@@ -172,6 +197,22 @@ class OcrQueue:
                 " pages_total = NULL, updated_at = ? WHERE doc_id = ?",
                 (absolute, pages_json, size, mtime, now, doc_id),
             )
+            self._claim(doc_id)
+
+    def _claim(self, doc_id: str) -> None:
+        # The computer that scheduled the job last has the file: it reads it.
+        if self.machine is not None:
+            self.db.execute(
+                "UPDATE ocr_jobs SET machine = ? WHERE doc_id = ?", (self.machine, doc_id)
+            )
+
+    def _mine(self) -> tuple[str, tuple[Any, ...]]:
+        """The condition (and its parameter) that keeps a team library's app to its own
+        jobs: this login's (also for the tables' owner, whom row-level security lets
+        see all) on this computer. Always true in a library file."""
+        if self.machine is None:
+            return "1 = 1", ()
+        return "owner = current_user AND machine = ?", (self.machine,)
 
     # --- reading the queue ---------------------------------------------------
 
@@ -182,12 +223,17 @@ class OcrQueue:
 
     def jobs(self, status: JobStatus | None = None) -> list[OcrJob]:
         """Jobs in the order they were queued, optionally only those with ``status``."""
+        mine, params = self._mine()
         if status is None:
-            rows = self.db.query(f"SELECT {_JOB_COLUMNS} FROM ocr_jobs ORDER BY created_at, doc_id")
+            rows = self.db.query(
+                f"SELECT {_JOB_COLUMNS} FROM ocr_jobs WHERE {mine} ORDER BY created_at, doc_id",
+                params,
+            )
         else:
             rows = self.db.query(
-                f"SELECT {_JOB_COLUMNS} FROM ocr_jobs WHERE status = ? ORDER BY created_at, doc_id",
-                (status,),
+                f"SELECT {_JOB_COLUMNS} FROM ocr_jobs WHERE status = ? AND {mine}"
+                " ORDER BY created_at, doc_id",
+                (status, *params),
             )
         return [OcrJob._from_row(r) for r in rows]
 
@@ -197,7 +243,10 @@ class OcrQueue:
 
     def counts(self) -> dict[str, int]:
         """Number of jobs per status (for the app's status bar)."""
-        rows = self.db.query("SELECT status, COUNT(*) FROM ocr_jobs GROUP BY status")
+        mine, params = self._mine()
+        rows = self.db.query(
+            f"SELECT status, COUNT(*) FROM ocr_jobs WHERE {mine} GROUP BY status", params
+        )
         return {str(r[0]): int(r[1]) for r in rows}
 
     def page_results(self, doc_id: str) -> dict[int, OcrPageResult]:
@@ -290,9 +339,10 @@ class OcrQueue:
 
     def retry_failed(self) -> int:
         """Mark failed jobs pending again (their finished pages are kept)."""
+        mine, params = self._mine()
         cursor = self.db.execute(
             "UPDATE ocr_jobs SET status = 'pending', reason = NULL, generation = generation + 1,"
-            " updated_at = ? WHERE status = 'failed'",
-            (time.time(),),
+            f" updated_at = ? WHERE status = 'failed' AND {mine}",
+            (time.time(), *params),
         )
         return int(cursor.rowcount)
