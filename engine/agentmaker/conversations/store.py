@@ -6,6 +6,11 @@ library written before conversations existed gains them on open): ``conversation
 ``conversation_turns`` (one row per question and answer, with the sources snapshot as
 JSON) and ``conversation_fts`` (full-text search over questions and answers, CJK as
 bigrams like the keyword index).
+
+A team library (PostgreSQL) has no FTS5: there ``conversation_fts`` is a plain table whose
+``terms`` column holds the body's tokens made by FTS5's own tokenizer (the stems, CJK
+bigrams; :mod:`agentmaker.retrieval.postgres.tokens`) under a GIN index, so a search
+matches the same words on both backends ("refunds" finds "refunded").
 """
 
 from __future__ import annotations
@@ -57,9 +62,40 @@ _MIGRATIONS = [
     "CREATE VIRTUAL TABLE conversation_fts USING fts5(body, turn_id UNINDEXED, "
     f"conversation_id UNINDEXED, tokenize='{TOKENIZE}')",
 ]
-# A team library (PostgreSQL) has no FTS5: the same rows in a plain table, searched for
-# every word (ILIKE) - a person's own conversations are few, so a scan is quick.
-_PG_MIGRATIONS = [
+
+
+def _pg_terms(db: Any) -> None:
+    """Team libraries, step 2: the FTS5 tokens of every stored turn, for stemmed search
+    (step 1 searched the body with ILIKE)."""
+    db.execute("ALTER TABLE conversation_fts ADD COLUMN terms TEXT[] NOT NULL DEFAULT '{}'")
+    rows = db.query("SELECT turn_id, body FROM conversation_fts")
+    for (turn_id, _body), terms in zip(rows, _body_terms([r[1] for r in rows]), strict=True):
+        db.execute("UPDATE conversation_fts SET terms = ? WHERE turn_id = ?", (terms, turn_id))
+    db.execute("CREATE INDEX conversation_fts_terms ON conversation_fts USING gin (terms)")
+
+
+def _body_terms(bodies: Sequence[str]) -> list[list[str]]:
+    """The tokens FTS5 would index for each body (``bodies`` are already ``index_text``)."""
+    return [sorted(c.counts) for c in _tokenizer().count(bodies)]
+
+
+_TOKENIZER: Any = None
+
+
+def _tokenizer() -> Any:
+    """FTS5's tokenizer, for team libraries (imported when one is opened: it lives in the
+    PostgreSQL package)."""
+    global _TOKENIZER
+    if _TOKENIZER is None:
+        from agentmaker.retrieval.postgres.tokens import Tokenizer
+
+        _TOKENIZER = Tokenizer()
+    return _TOKENIZER
+
+
+# A team library (PostgreSQL) has no FTS5: the same rows in a plain table, with the
+# body's FTS5 tokens in an array (see the module docstring).
+_PG_MIGRATIONS: list[Any] = [
     _MIGRATIONS[0].replace(
         "CREATE VIRTUAL TABLE conversation_fts USING fts5(body, turn_id UNINDEXED, "
         f"conversation_id UNINDEXED, tokenize='{TOKENIZE}')",
@@ -67,7 +103,8 @@ _PG_MIGRATIONS = [
         "conversation_id TEXT NOT NULL);\n"
         "CREATE INDEX conversation_fts_turn ON conversation_fts(turn_id);\n"
         "CREATE INDEX conversation_fts_conversation ON conversation_fts(conversation_id)",
-    )
+    ),
+    _pg_terms,
 ]
 _TURN_COLS = (
     "turn_id, conversation_id, position, question, query, answer, extractive, model, "
@@ -311,9 +348,17 @@ class ConversationStore:
                 json.dumps([s.to_json() for s in turn.sources], ensure_ascii=False, default=str),
             ),
         )
+        body = index_text(f"{turn.question}\n{turn.answer}")
+        if self._pg:
+            self.db.execute(
+                "INSERT INTO conversation_fts(body, turn_id, conversation_id, terms)"
+                " VALUES (?, ?, ?, ?)",
+                (body, turn.turn_id, turn.conversation_id, _body_terms([body])[0]),
+            )
+            return
         self.db.execute(
             "INSERT INTO conversation_fts(body, turn_id, conversation_id) VALUES (?, ?, ?)",
-            (index_text(f"{turn.question}\n{turn.answer}"), turn.turn_id, turn.conversation_id),
+            (body, turn.turn_id, turn.conversation_id),
         )
 
     def _delete_turn(self, turn_id: str) -> None:
@@ -330,7 +375,7 @@ class ConversationStore:
             return []
         words = query_terms(text)
         if self._pg:
-            rows = self._search_pg(words)
+            rows = self._search_pg(text)
         else:
             rows = self._read(
                 "WITH hits AS MATERIALIZED (SELECT turn_id, conversation_id, bm25(conversation_fts)"
@@ -353,17 +398,21 @@ class ConversationStore:
                 break
         return hits
 
-    def _search_pg(self, words: Sequence[str]) -> builtins.list[Any]:
-        """The rows :meth:`search` reads, on PostgreSQL: turns holding every word."""
-        like = " AND ".join("f.body ILIKE ?" for _ in words)
+    def _search_pg(self, text: str) -> builtins.list[Any]:
+        """The rows :meth:`search` reads, on PostgreSQL: turns holding every word's FTS5
+        token (a lone CJK character: a bigram it begins, like FTS5's prefix query)."""
+        terms, prefixes = _tokenizer().query(text)
+        if not terms and not prefixes:
+            return []
+        where = ["c.scope = ?", "f.terms @> ?::text[]"]
+        where += ["EXISTS (SELECT 1 FROM unnest(f.terms) x WHERE x LIKE ?)" for _ in prefixes]
         patterns = [
-            "%" + w.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
-            for w in words
+            p.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%" for p in prefixes
         ]
         return self._read(
             "SELECT c.conversation_id, c.title, t.turn_id, t.question, t.answer, c.updated_at "
             "FROM conversation_fts f JOIN conversation_turns t ON t.turn_id = f.turn_id "
             "JOIN conversations c ON c.conversation_id = f.conversation_id "
-            f"WHERE c.scope = ? AND {like} ORDER BY c.updated_at DESC, t.position DESC",
-            (self._scope, *patterns),
+            f"WHERE {' AND '.join(where)} ORDER BY c.updated_at DESC, t.position DESC",
+            (self._scope, sorted(set(terms)), *patterns),
         )
