@@ -17,6 +17,10 @@ idempotent (an unchanged document short-circuits on its fingerprint), so a scan
 killed half-way is finished by the next one. Listing runs in a helper thread ahead
 of the ingestion, so the total is known early while the first files are already
 being indexed. This module does not import Qt; see ``folder_watch`` for live watching.
+
+In a team library (PostgreSQL) a linked folder is a path on one person's computer: the
+rows record their login and computer, row-level security keeps them to that login, and
+an app lists and scans only the folders linked on its own computer.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ import asyncio
 import json
 import logging
 import os
+import platform
 import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -51,7 +56,7 @@ from agentmaker.rag.folders.scan import ScanRun, outermost
 from agentmaker.rag.ingest.batch import CancelToken, FileOutcome
 from agentmaker.rag.ingest.contextualizers import HeadingContextualizer
 from agentmaker.rag.ingest.pipeline import IngestionPipeline, doc_id_for_path, supported_extensions
-from agentmaker.retrieval.database import Database
+from agentmaker.retrieval.database import Database, dialect
 from agentmaker.retrieval.sqlite.items import chunked
 
 log = logging.getLogger(__name__)
@@ -78,6 +83,23 @@ _MIGRATIONS = [
     "CREATE INDEX sync_files_doc ON sync_files(doc_id);\n"
     "CREATE INDEX sync_files_content ON sync_files(size, content_hash)",
 ]
+# A team library's extra step: whose folder it is and on which computer it lives.
+_PG_PEOPLE = (
+    "ALTER TABLE sync_folders ADD COLUMN owner TEXT NOT NULL DEFAULT current_user;\n"
+    "ALTER TABLE sync_folders ADD COLUMN machine TEXT NOT NULL DEFAULT '';\n"
+    "ALTER TABLE sync_folders ENABLE ROW LEVEL SECURITY;\n"
+    "CREATE POLICY sync_folders_mine ON sync_folders USING (owner = current_user);\n"
+    "ALTER TABLE sync_files ADD COLUMN owner TEXT NOT NULL DEFAULT current_user;\n"
+    "ALTER TABLE sync_files ENABLE ROW LEVEL SECURITY;\n"
+    "CREATE POLICY sync_files_mine ON sync_files USING (owner = current_user)"
+)
+
+
+def _linked_elsewhere(path: str, where: str) -> FolderLinkError:
+    return FolderLinkError(
+        f"{path} is already linked to this team library {where}. Link it there, or add "
+        "its files instead of linking the folder."
+    )
 
 
 class FolderSync:
@@ -88,13 +110,20 @@ class FolderSync:
     store's). Methods may be called from any thread; scans run one at a time.
     """
 
-    def __init__(self, target: Any, db: Database | None = None) -> None:
+    def __init__(
+        self, target: Any, db: Database | None = None, *, machine: str | None = None
+    ) -> None:
         pipeline = getattr(target, "pipeline", target)
         if not isinstance(pipeline, IngestionPipeline):
             raise TypeError("FolderSync needs a Library or an IngestionPipeline.")
         self.pipeline = pipeline
         self.db: Database = db or getattr(target, "db", None) or pipeline.source_store.db
         self.db.migrate("folder_sync", _MIGRATIONS)
+        #: This computer, in a team library (None in a library file: one computer's).
+        self.machine: str | None = None
+        if dialect(self.db) == "postgresql":
+            self.db.migrate("folder_sync_people", [_PG_PEOPLE])
+            self.machine = platform.node() if machine is None else machine
         self._scan_lock = threading.Lock()
         self._active: CancelToken | None = None
         self._listeners: list[Callable[[], None]] = []
@@ -120,19 +149,29 @@ class FolderSync:
             if is_under(path, other):
                 raise FolderLinkError(f"{path} is already followed as part of {other}.")
         patterns = [p for p in ignore if p.strip()]
-        with self.db.transaction():
-            for other, info in linked.items():
-                if is_under(other, path):  # absorb a linked subfolder, keeping its rules
-                    rel = os.path.relpath(other, path).replace(os.sep, "/")
-                    patterns += [f"{rel}/{p.lstrip('/')}" for p in info.ignore]
+        self._refuse_elsewhere(path)
+        try:
+            with self.db.transaction():
+                for other, info in linked.items():
+                    if is_under(other, path):  # absorb a linked subfolder, keeping its rules
+                        rel = os.path.relpath(other, path).replace(os.sep, "/")
+                        patterns += [f"{rel}/{p.lstrip('/')}" for p in info.ignore]
+                        self.db.execute(
+                            "UPDATE sync_files SET folder = ? WHERE folder = ?", (path, other)
+                        )
+                        self.db.execute("DELETE FROM sync_folders WHERE folder = ?", (other,))
+                self.db.execute(
+                    "INSERT INTO sync_folders(folder, ignore, added_at) VALUES (?, ?, ?)",
+                    (path, json.dumps(patterns), time.time()),
+                )
+                if self.machine is not None:
                     self.db.execute(
-                        "UPDATE sync_files SET folder = ? WHERE folder = ?", (path, other)
+                        "UPDATE sync_folders SET machine = ? WHERE folder = ?", (self.machine, path)
                     )
-                    self.db.execute("DELETE FROM sync_folders WHERE folder = ?", (other,))
-            self.db.execute(
-                "INSERT INTO sync_folders(folder, ignore, added_at) VALUES (?, ?, ?)",
-                (path, json.dumps(patterns), time.time()),
-            )
+        except Exception as exc:  # another person linked this path (hidden from us)
+            if getattr(exc, "sqlstate", None) == "23505":
+                raise _linked_elsewhere(path, "by someone else") from exc
+            raise
         self._changed()
         return self._folder(path)
 
@@ -168,12 +207,38 @@ class FolderSync:
             raise FolderLinkError(f"{path} is not a linked folder.")
         self._changed()
 
+    def _refuse_elsewhere(self, path: str) -> None:
+        """In a team library a folder path is linked once: refuse it when another
+        computer (or another person) linked the same path."""
+        if self.machine is None:
+            return
+        rows = self.db.query("SELECT machine FROM sync_folders WHERE folder = ?", (path,))
+        if rows and rows[0][0] != self.machine:
+            raise _linked_elsewhere(path, f"on the computer {rows[0][0]!r}")
+
+    def _mine(self, alias: str = "") -> tuple[str, tuple[str, ...]]:
+        """The condition keeping a team library's app to the folders linked on this
+        computer by this login (always true in a library file)."""
+        if self.machine is None:
+            return "1 = 1", ()
+        return f"{alias}owner = current_user AND {alias}machine = ?", (self.machine,)
+
+    def _in_my_folders(self) -> tuple[str, tuple[str, ...]]:
+        """The same for ``sync_files`` rows: those under this computer's folders."""
+        if self.machine is None:
+            return "1 = 1", ()
+        mine, params = self._mine()
+        return f"folder IN (SELECT folder FROM sync_folders WHERE {mine})", params
+
     def folders(self) -> list[LinkedFolder]:
         """The linked folders, with their file and failure counts."""
+        mine, params = self._mine("f.")
         rows = self.db.query(
             "SELECT f.folder, f.ignore, f.added_at, f.last_scan_at, f.last_scan_seconds, "
             "count(s.path), count(CASE WHEN s.status = 'failed' THEN 1 END) FROM sync_folders f "
-            "LEFT JOIN sync_files s ON s.folder = f.folder GROUP BY f.folder ORDER BY f.folder"
+            f"LEFT JOIN sync_files s ON s.folder = f.folder WHERE {mine} "
+            "GROUP BY f.folder ORDER BY f.folder",
+            params,
         )
         return [
             LinkedFolder(r[0], tuple(json.loads(r[1])), r[2], r[3], r[4], int(r[5]), int(r[6]))
@@ -194,9 +259,10 @@ class FolderSync:
             "SELECT path, folder, coalesce(error, ''), coalesce(error_kind, 'other'), size, "
             "mtime_ns, updated_at FROM sync_files WHERE status = 'failed'"
         )
-        params: tuple[str, ...] = ()
+        mine, params = self._in_my_folders()
+        sql += f" AND {mine}"
         if folder is not None:
-            sql, params = sql + " AND folder = ?", (normalize_folder(folder),)
+            sql, params = sql + " AND folder = ?", (*params, normalize_folder(folder))
         return [FileFailure(*r) for r in self.db.query(sql + " ORDER BY path", params)]
 
     def on_change(self, callback: Callable[[], None]) -> Callable[[], None]:
@@ -333,10 +399,11 @@ class FolderSync:
 
     def donors(self, size: int, content_hash: str, path: str) -> list[FileRow]:
         """Indexed files with these exact bytes (rename, move or copy sources)."""
+        mine, params = self._in_my_folders()  # a file elsewhere is no rename source here
         rows = self.db.query(
             f"SELECT {ROW_COLUMNS} FROM sync_files WHERE size = ? AND content_hash = ? "
-            "AND status = 'indexed' AND path != ?",
-            (size, content_hash, path),
+            f"AND status = 'indexed' AND path != ? AND {mine}",
+            (size, content_hash, path, *params),
         )
         return [FileRow(*r) for r in rows]
 
