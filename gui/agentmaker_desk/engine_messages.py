@@ -176,6 +176,30 @@ MESSAGES: dict[str, tuple[str, ...]] = {
             "what you want to know.",
         ),
     ),
+    # linked folders
+    "not_a_folder": (
+        QT_TRANSLATE_NOOP("EngineMessages", "{folder} is not a folder, or it cannot be reached."),
+    ),
+    "folder_inside_linked": (
+        QT_TRANSLATE_NOOP(
+            "EngineMessages", "{folder} is already followed as part of the linked folder {parent}."
+        ),
+    ),
+    "folder_not_linked": (QT_TRANSLATE_NOOP("EngineMessages", "{folder} is not a linked folder."),),
+    "folder_linked_elsewhere": (
+        QT_TRANSLATE_NOOP(
+            "EngineMessages",
+            "{folder} is already linked to this team library on the computer {computer}. Link "
+            "it there, or add its files instead of linking the folder.",
+        ),
+    ),
+    "folder_linked_by_someone": (
+        QT_TRANSLATE_NOOP(
+            "EngineMessages",
+            "{folder} is already linked to this team library by someone else. Add its files "
+            "instead of linking the folder.",
+        ),
+    ),
 }
 
 

@@ -511,6 +511,31 @@
         <source>The question is {length} characters long; the limit is {limit}. Shorten it to what you want to know.</source>
         <translation>问题长 {length} 个字符，上限为 {limit} 个。请缩短为你想了解的内容。</translation>
     </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/engine_messages.py"/>
+        <source>{folder} is not a folder, or it cannot be reached.</source>
+        <translation>{folder} 不是文件夹，或者无法访问。</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/engine_messages.py"/>
+        <source>{folder} is already followed as part of the linked folder {parent}.</source>
+        <translation>{folder} 已作为关联文件夹 {parent} 的一部分被跟踪。</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/engine_messages.py"/>
+        <source>{folder} is not a linked folder.</source>
+        <translation>{folder} 不是关联文件夹。</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/engine_messages.py"/>
+        <source>{folder} is already linked to this team library on the computer {computer}. Link it there, or add its files instead of linking the folder.</source>
+        <translation>{folder} 已在电脑 {computer} 上关联到这个团队资料库。请在那台电脑上关联，或者直接添加其中的文件，而不是关联整个文件夹。</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/engine_messages.py"/>
+        <source>{folder} is already linked to this team library by someone else. Add its files instead of linking the folder.</source>
+        <translation>{folder} 已由其他人关联到这个团队资料库。请直接添加其中的文件，而不是关联整个文件夹。</translation>
+    </message>
 </context>
 <context>
     <name>FailedFilesButton</name>

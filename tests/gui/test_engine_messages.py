@@ -108,3 +108,28 @@ def test_linked_folder_failures_are_chinese(desk, qloop, tmp_path: Path, chinese
     assert (row.text(0), row.text(1)) == ("empty.md", "文件是空的，没有可索引的内容。")
     save_shot(dialog, "14-linked-folder-failure-zh.png")
     dialog.reject()
+
+
+def test_linked_folder_errors_are_chinese(tmp_path: Path, chinese) -> None:
+    from agentmaker.library import Library
+    from agentmaker.rag.folders.sync import FolderLinkError, FolderSync
+    from agentmaker.testing import FakeEmbedder
+
+    docs = tmp_path / "docs"
+    (docs / "sub").mkdir(parents=True)
+    with Library.open(tmp_path / "lib.sqlite", embedder=FakeEmbedder()) as lib:
+        sync = FolderSync(lib)
+        with pytest.raises(FolderLinkError) as missing:
+            sync.link(tmp_path / "nowhere")
+        sync.link(docs)
+        with pytest.raises(FolderLinkError) as inside:
+            sync.link(docs / "sub")
+        with pytest.raises(FolderLinkError) as unknown:
+            sync.set_ignore(tmp_path, ["*.tmp"])
+    assert engine_text(missing.value) == f"{tmp_path / 'nowhere'} 不是文件夹，或者无法访问。"
+    assert engine_text(inside.value) == f"{docs / 'sub'} 已作为关联文件夹 {docs} 的一部分被跟踪。"
+    assert engine_text(unknown.value) == f"{tmp_path} 不是关联文件夹。"
+    text = engine_text(
+        code="folder_linked_elsewhere", params={"folder": "/home/anna/合同", "computer": "anna-pc"}
+    )
+    assert text.startswith("/home/anna/合同 已在电脑 anna-pc 上关联到这个团队资料库。")

@@ -95,10 +95,21 @@ _PG_PEOPLE = (
 )
 
 
-def _linked_elsewhere(path: str, where: str) -> FolderLinkError:
+def _linked_elsewhere(path: str, computer: str | None) -> FolderLinkError:
+    if computer is None:
+        return FolderLinkError(
+            f"{path} is already linked to this team library by someone else. Add its files "
+            "instead of linking the folder."
+        ).coded("folder_linked_by_someone", folder=path)
     return FolderLinkError(
-        f"{path} is already linked to this team library {where}. Link it there, or add "
-        "its files instead of linking the folder."
+        f"{path} is already linked to this team library on the computer {computer!r}. Link "
+        "it there, or add its files instead of linking the folder."
+    ).coded("folder_linked_elsewhere", folder=path, computer=computer)
+
+
+def _not_linked(path: str) -> FolderLinkError:
+    return FolderLinkError(f"{path} is not a linked folder.").coded(
+        "folder_not_linked", folder=path
     )
 
 
@@ -139,7 +150,9 @@ class FolderSync:
         """
         path = normalize_folder(folder)
         if not os.path.isdir(path):
-            raise FolderLinkError(f"{path} is not a folder (or cannot be reached).")
+            raise FolderLinkError(f"{path} is not a folder (or cannot be reached).").coded(
+                "not_a_folder", folder=path
+            )
         linked = {f.path: f for f in self.folders()}
         if path in linked:
             if ignore:
@@ -147,7 +160,9 @@ class FolderSync:
             return self._folder(path)
         for other in linked:
             if is_under(path, other):
-                raise FolderLinkError(f"{path} is already followed as part of {other}.")
+                raise FolderLinkError(f"{path} is already followed as part of {other}.").coded(
+                    "folder_inside_linked", folder=path, parent=other
+                )
         patterns = [p for p in ignore if p.strip()]
         self._refuse_elsewhere(path)
         try:
@@ -170,7 +185,7 @@ class FolderSync:
                     )
         except Exception as exc:  # another person linked this path (hidden from us)
             if getattr(exc, "sqlstate", None) == "23505":
-                raise _linked_elsewhere(path, "by someone else") from exc
+                raise _linked_elsewhere(path, None) from exc
             raise
         self._changed()
         return self._folder(path)
@@ -204,7 +219,7 @@ class FolderSync:
             "UPDATE sync_folders SET ignore = ? WHERE folder = ?", (json.dumps(clean), path)
         )
         if not cursor.rowcount:
-            raise FolderLinkError(f"{path} is not a linked folder.")
+            raise _not_linked(path)
         self._changed()
 
     def _refuse_elsewhere(self, path: str) -> None:
@@ -214,7 +229,7 @@ class FolderSync:
             return
         rows = self.db.query("SELECT machine FROM sync_folders WHERE folder = ?", (path,))
         if rows and rows[0][0] != self.machine:
-            raise _linked_elsewhere(path, f"on the computer {rows[0][0]!r}")
+            raise _linked_elsewhere(path, rows[0][0])
 
     def _mine(self, alias: str = "") -> tuple[str, tuple[str, ...]]:
         """The condition keeping a team library's app to the folders linked on this
@@ -358,7 +373,7 @@ class FolderSync:
             wanted = normalize_folder(folder)
             linked = [f for f in linked if f.path == wanted]
             if not linked:
-                raise FolderLinkError(f"{wanted} is not a linked folder.")
+                raise _not_linked(wanted)
         if paths is None:
             return [(f, [f.path]) for f in linked]
         jobs: list[tuple[LinkedFolder, list[str]]] = []
