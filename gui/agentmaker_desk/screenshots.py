@@ -205,6 +205,8 @@ async def _render_language(tmp: Path, out: Path, lang: str, embedder: Any) -> li
     files.append(_grab(window, out / f"03-browser-{lang}.png"))
 
     zh = lang.startswith("zh")
+    if window.model_offer is not None:
+        window.model_offer.dismiss()  # the chats below are answered by a model
     window.resize(*LAPTOP)
     window.sidebar.setCurrentWidget(window.conversation_list)
     bridge.library.set_llm(None)  # an older chat, answered without a model

@@ -22,6 +22,14 @@ from PySide6.QtWidgets import (
 )
 
 
+class StatusLine(QLabel):
+    """A line of text that takes no room while it is empty."""
+
+    def setText(self, text: str) -> None:
+        super().setText(text)
+        self.setVisible(bool(text))
+
+
 class DownloadProgress(QWidget):
     """Shows one download's progress; ``busyChanged(bool)`` when it starts or ends."""
 
@@ -34,7 +42,8 @@ class DownloadProgress(QWidget):
         self.progress.setRange(0, 1000)
         self.cancel_button = QPushButton(self.tr("Cancel"), self)
         self.cancel_button.setAccessibleName(self.tr("Cancel the download"))
-        self.status = QLabel(self)
+        self.status = StatusLine(self)
+        self.status.setVisible(False)
         self.status.setObjectName("downloadStatus")
         self.status.setTextFormat(Qt.TextFormat.PlainText)
         self.status.setWordWrap(True)
