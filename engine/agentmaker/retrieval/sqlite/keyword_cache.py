@@ -1,0 +1,591 @@
+"""A tantivy index of the FTS5 keyword leg, kept beside the library: a cache, never the
+source of truth.
+
+Why: FTS5 has no top-k pruning; at 1M chunks an 8-word question took p50 141 / p95
+251 ms even with ``fts5_topk``. tantivy (Rust, block-max WAND) answers the same query in
+~1 ms. Its words are FTS5's own tokens (``fts5_tokens``: same stems, CJK bigrams, lengths),
+split on whitespace, and its BM25 has FTS5's k1 = 1.2, b = 0.75; its idf is
+``ln(1 + (N - n + 0.5) / (n + 0.5))`` where FTS5 has ``ln((N - n + 0.5) / (n + 0.5))``
+(clamped), and it rounds document lengths to one byte, so scores differ slightly and
+top-k orders mostly agree (measured in REPORT §12).
+
+Truth and sync. FTS5 stays the truth and is written in the document's transaction;
+every keyword write or delete also logs its rowid in ``<fts>_log`` in that transaction
+(a rolled-back write leaves no entry). A background thread folds the logged rows into
+the tantivy index (their state read from the library: the FTS5 row's presence and the
+item's text), commits, then stamps (directory, log position, count, last rowid, token
+version) in ``library_meta`` and trims the log, in one transaction. The tantivy index
+itself holds the log position it reflects (a meta document, rowid 0), committed
+atomically with the rows, so a search can check, inside its own read snapshot, that the
+index reflects exactly that snapshot: same log position, same row count. Otherwise
+(rows pending, a rebuild, another process wrote, a damaged file) the caller uses FTS5:
+results are always complete and current; only their speed depends on the cache.
+
+On open the stamp is verified (directory readable, token version, position not ahead of
+the log and no gap after it, count, last rowid); anything else is rebuilt in the
+background from the rows in the library file. One process folds (tantivy allows one
+writer per directory); another one on the same library follows its commits read-only,
+and takes over the writer when it is free.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import secrets
+import shutil
+import threading
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from agentmaker.retrieval.sqlite.db import SqliteDatabase
+from agentmaker.retrieval.sqlite.fts5_tokens import TOKENS_VERSION, Fts5Tokenizer
+
+log = logging.getLogger(__name__)
+
+#: Below this many keyword rows no tantivy index is kept: FTS5 with ``fts5_topk`` is
+#: fast enough there (see REPORT §12) and a library stays one file.
+FAST_MIN_ROWS = 20_000
+#: Log entries folded per tantivy commit.
+FOLD_BATCH = 20_000
+#: Rows read, tokenized and added per step of a rebuild.
+REBUILD_BATCH = 5_000
+#: The tantivy writer's memory budget (one indexing thread, leaving a core to the app).
+WRITER_HEAP = 128_000_000
+#: The rowid of the meta document (item rowids start at 1).
+META_ROWID = 0
+
+#: Checks rowids against a search's scope and filters: returns those that pass.
+RowCheck = Callable[[Sequence[int]], set[int]]
+
+
+def _tantivy() -> Any:
+    import tantivy
+
+    return tantivy
+
+
+def _schema() -> Any:
+    tantivy = _tantivy()
+    builder = tantivy.SchemaBuilder()
+    # Token counts only (no positions): the keyword leg never matches phrases here.
+    builder.add_text_field("t", tokenizer_name="fts5", index_option="freq")
+    builder.add_unsigned_field("rowid", indexed=True, fast=True)
+    builder.add_unsigned_field("seq", fast=True)
+    return builder.build()
+
+
+def _register(index: Any) -> None:
+    tantivy = _tantivy()
+    index.register_tokenizer(
+        "fts5", tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.whitespace()).build()
+    )
+
+
+class KeywordCache:
+    """The tantivy copy of one FTS5 table, with its background fold thread.
+
+    :meth:`search` never blocks on opening, folding or rebuilding: it returns None
+    whenever the index does not reflect the caller's snapshot exactly.
+    """
+
+    def __init__(
+        self,
+        db: SqliteDatabase,
+        fts_table: str,
+        items_table: str,
+        *,
+        min_rows: int | None = None,
+    ) -> None:
+        self.db = db
+        self.fts_table = fts_table
+        self.log_table = f"{fts_table}_log"
+        self.items_table = items_table
+        self.min_rows = FAST_MIN_ROWS if min_rows is None else min_rows
+        self.meta_key = f"{fts_table}.tantivy"
+        self._lock = threading.RLock()  # guards _index / _writer / _dir swaps
+        self._index: Any = None
+        self._schema: Any = None
+        self._writer: Any = None
+        self._dir: Path | None = None
+        self._tokenizer: Fts5Tokenizer | None = None
+        self._wake = threading.Event()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._needs_rebuild = False
+        self._stamp_seen: str | None = None  # the stamped directory when a rebuild began
+        self._rebuilt_at: int | None = None  # log position of the last rebuild
+        #: "too small", "opening", "building", "ready" (this process folds), "following"
+        #: (another one does), "failed", "closed".
+        self.status = "not started"
+        self.error: BaseException | None = None
+        #: Rows folded by the last rebuild, and its duration in seconds.
+        self.last_rebuild: tuple[int, float] | None = None
+
+    # --- the library side ----------------------------------------------------------
+
+    def _folder(self) -> Path:
+        return Path(self.db.path).parent
+
+    def _stamp(self, query: Callable[..., list[Any]] | None = None) -> dict[str, Any] | None:
+        rows = (query or self.db.read)(
+            "SELECT value FROM library_meta WHERE key = ?", (self.meta_key,)
+        )
+        return json.loads(rows[0][0]) if rows else None
+
+    def _log_bounds(self, query: Callable[..., list[Any]]) -> tuple[int, int]:
+        row = query(f"SELECT min(seq), max(seq) FROM {self.log_table}")[0]
+        return int(row[0] or 0), int(row[1] or 0)
+
+    def total_rows(self, query: Callable[..., list[Any]]) -> int:
+        """The FTS5 table's row count, from its totals record (no scan)."""
+        from agentmaker.retrieval.sqlite.fts5_topk import read_varint
+
+        found = query(f"SELECT block FROM {self.fts_table}_data WHERE id = 1")
+        if not found or not found[0][0]:
+            return 0
+        return read_varint(bytes(found[0][0]))[0]
+
+    # --- lifetime ------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Open a verified index now (cheap: its files are memory-mapped, nothing is
+        read until a search touches it), so the first search can use it; start the
+        background thread that folds, or rebuilds when there is no valid index and the
+        table is large enough."""
+        if self.db.in_memory:
+            self.status = "off"
+            return
+        stamp = self._stamp(self.db.query)
+        if stamp is None and self.total_rows(self.db.query) < self.min_rows:
+            self.status = "too small"
+            return
+        found = self._verified() if stamp is not None else None
+        if found is not None:
+            path, index = found
+            with self._lock:
+                self._index, self._schema, self._dir = index, index.schema, path
+            self.status = "following"  # until the thread has the writer
+        self._start_thread(opened=found is not None)
+
+    def grown(self) -> None:
+        """After a keyword write committed: start once the table is large enough, else
+        wake the fold."""
+        if self._thread is None:
+            if self.status == "too small" and self.total_rows(self.db.query) >= self.min_rows:
+                self._start_thread()
+        else:
+            self._wake.set()
+
+    @property
+    def active(self) -> bool:
+        """True once the cache is kept (the log is folded, not just trimmed)."""
+        return self._thread is not None
+
+    def _start_thread(self, *, opened: bool = False) -> None:
+        if not opened:
+            self.status = "opening"
+
+        def run() -> None:
+            try:
+                if opened:
+                    self._take_writer()
+                    self._fold()
+                else:
+                    self._open_or_rebuild()
+                self._fold_loop()
+            except BaseException as exc:
+                if not self._stop.is_set():
+                    log.exception("keyword index of %s failed", self.db.path)
+                    self.error = exc
+                    self.status = "failed"
+
+        self._thread = threading.Thread(target=run, name=f"keywords-{self.fts_table}", daemon=True)
+        self._thread.start()
+
+    def close(self) -> None:
+        """Stop the background thread and release the index (and its writer lock)."""
+        self._stop.set()
+        self._wake.set()
+        if self._thread is not None:
+            self._thread.join()
+        with self._lock:
+            self._writer = None
+            self._index = None
+        if self._tokenizer is not None:
+            self._tokenizer.close()
+            self._tokenizer = None
+        self.status = "closed"
+
+    def wait(self, timeout: float = 60.0) -> bool:
+        """Block until the index reflects the library's last commit (tests, benchmarks);
+        False when that did not happen within ``timeout`` seconds."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.status in ("failed", "closed", "too small", "off"):
+                return False
+            index = self._index
+            if index is not None:
+                with contextlib.suppress(Exception):
+                    seq, _ = self._state(index.searcher())
+                    if seq == self._log_bounds(self.db.read)[1]:
+                        return True
+            self._wake.set()
+            time.sleep(0.02)
+        return False
+
+    # --- opening and rebuilding ------------------------------------------------------
+
+    def _verified(self) -> tuple[Path, Any] | None:
+        """The stamped index, opened, if it checks out; None means rebuild."""
+        stamp = self._stamp()
+        if stamp is None:
+            return None
+        path = self._folder() / str(stamp.get("dir", ""))
+        problems = []
+        index = None
+        if stamp.get("tokens") != TOKENS_VERSION:
+            problems.append("token version")
+        elif not stamp.get("dir") or not path.is_dir():
+            problems.append("directory missing")
+        else:
+            try:
+                index = _tantivy().Index.open(str(path))
+                _register(index)
+                seq, count = self._state(index.searcher())
+            except Exception as exc:  # damaged or foreign: rebuilt from the library
+                problems.append(f"unreadable ({exc})")
+            else:
+                first, last = self._log_bounds(self.db.read)
+                if seq < int(stamp["seq"]) or seq > last:
+                    problems.append("position")
+                elif first > seq + 1:
+                    problems.append("log gap")
+                elif seq == last and count != self.total_rows(self.db.read):
+                    problems.append("count")
+                elif stamp.get("max_rowid") and not self._present_or_logged(
+                    int(stamp["max_rowid"]), int(stamp["seq"])
+                ):
+                    problems.append("last rowid gone without a log entry")
+        if problems:
+            log.warning("keyword index %s is stale (%s): rebuilding", path, ", ".join(problems))
+            return None
+        return path, index
+
+    def _present_or_logged(self, rowid: int, seq: int) -> bool:
+        present = self.db.read(f"SELECT 1 FROM {self.fts_table}_docsize WHERE id = ?", (rowid,))
+        logged = self.db.read(
+            f"SELECT 1 FROM {self.log_table} WHERE rowid = ? AND seq > ?", (rowid, seq)
+        )
+        return bool(present or logged)
+
+    def _open_or_rebuild(self) -> None:
+        found = self._verified()
+        if found is None:
+            self._rebuild()
+            return
+        path, index = found
+        with self._lock:
+            self._index, self._schema, self._dir = index, index.schema, path
+        self._take_writer()
+
+    def _take_writer(self) -> None:
+        """Become the folding process, or follow the one that is."""
+        index = self._index
+        try:
+            writer = index.writer(heap_size=WRITER_HEAP, num_threads=1)
+        except ValueError:  # LockBusy: another process (or connection) folds
+            self.status = "following"
+            return
+        with self._lock:
+            self._writer = writer
+        self.status = "ready"
+
+    def _tokens(self, rows: Sequence[tuple[int, str]]) -> dict[int, str]:
+        if self._tokenizer is None:
+            self._tokenizer = Fts5Tokenizer()
+        return self._tokenizer.tokens(rows)
+
+    def _document(self, rowid: int, text: str) -> Any:
+        doc = _tantivy().Document()
+        doc.add_text("t", text)
+        doc.add_unsigned("rowid", rowid)
+        return doc
+
+    def _set_position(self, writer: Any, seq: int) -> None:
+        writer.delete_documents_by_term("rowid", META_ROWID)
+        doc = _tantivy().Document()
+        doc.add_unsigned("rowid", META_ROWID)
+        doc.add_unsigned("seq", seq)
+        writer.add_document(doc)
+
+    def _rebuild(self) -> None:
+        """Build a new index from the rows in the library file (no snapshot is held for
+        minutes: a row that changes after ``seq`` was read has a later log entry, which
+        the fold applies afterwards; rows past ``top`` are left to the fold)."""
+        self.status = "building"
+        self._needs_rebuild = False
+        started = time.perf_counter()
+        stamp = self._stamp()
+        self._stamp_seen = None if stamp is None else str(stamp.get("dir"))
+        name = f"{Path(self.db.path).name}.keywords-{secrets.token_hex(4)}"
+        path = self._folder() / name
+        path.mkdir()
+        tantivy = _tantivy()
+        index = tantivy.Index(_schema(), path=str(path), reuse=False)
+        _register(index)
+        writer = index.writer(heap_size=WRITER_HEAP, num_threads=1)
+        with self.db.read_snapshot():
+            seq = self._log_bounds(self.db.read)[1]
+            top = int(
+                self.db.read(f"SELECT max(id) FROM {self.fts_table}_docsize")[0][0] or 0
+            )
+        last, done = 0, 0
+        while not self._stop.is_set():
+            rows = self.db.read(
+                f"SELECT d.id, coalesce(i.content, '') FROM {self.fts_table}_docsize d "
+                f"LEFT JOIN {self.items_table} i ON i.rowid = d.id "
+                "WHERE d.id > ? AND d.id <= ? ORDER BY d.id LIMIT ?",
+                (last, top, REBUILD_BATCH),
+            )
+            if not rows:
+                break
+            for rowid, text in self._tokens(rows).items():
+                writer.add_document(self._document(rowid, text))
+            last = int(rows[-1][0])
+            done += len(rows)
+        if self._stop.is_set():
+            del writer, index
+            shutil.rmtree(path, ignore_errors=True)
+            return
+        self._set_position(writer, seq)
+        writer.commit()
+        index.reload()
+        with self._lock:
+            old = self._dir
+            self._index, self._schema, self._writer, self._dir = index, index.schema, writer, path
+        self.last_rebuild = (done, time.perf_counter() - started)
+        self._rebuilt_at = seq
+        self.status = "ready"
+        log.info("keyword index %s rebuilt: %d rows in %.1f s", path, *self.last_rebuild)
+        self._save_stamp(seq)
+        if old is not None and old != path:
+            shutil.rmtree(old, ignore_errors=True)
+
+    # --- folding ---------------------------------------------------------------------
+
+    def _fold_loop(self) -> None:
+        while not self._stop.is_set():
+            self._wake.wait(timeout=2.0)
+            self._wake.clear()
+            if self._stop.is_set():
+                return
+            if self._needs_rebuild:
+                self._rebuild()
+            elif self.status == "following":
+                self._follow()
+            elif self._writer is not None:
+                self._fold()
+
+    def _follow(self) -> None:
+        """Another process folds: pick up its commits, take over when it is gone."""
+        index = self._index
+        if index is None:
+            return
+        with contextlib.suppress(Exception):
+            index.reload()
+        stamp = self._stamp()
+        if stamp is not None and self._dir is not None and stamp.get("dir") != self._dir.name:
+            # The folding process rebuilt elsewhere: follow that one.
+            self._open_or_rebuild()
+            return
+        seq, _ = self._state(index.searcher())
+        if seq < self._log_bounds(self.db.read)[1]:
+            self._take_writer()
+
+    def _fold(self) -> None:
+        """Fold log entries into the index until it has caught up with the library."""
+        while not self._stop.is_set():
+            index, writer = self._index, self._writer
+            if index is None or writer is None:
+                return
+            seq, _ = self._state(index.searcher())
+            with self.db.read_snapshot():
+                first, last = self._log_bounds(self.db.read)
+                if last <= seq:
+                    return
+                if first > seq + 1:
+                    log.warning("keyword index of %s missed log entries: rebuilding", self.db.path)
+                    self._needs_rebuild = True
+                    self._wake.set()
+                    return
+                entries = self.db.read(
+                    f"SELECT seq, rowid FROM {self.log_table} WHERE seq > ? ORDER BY seq LIMIT ?",
+                    (seq, FOLD_BATCH),
+                )
+                upto = int(entries[-1][0])
+                rowids = sorted({int(r) for _, r in entries})
+                rows = self._current(rowids)
+            tokens = self._tokens(rows)
+            for rowid in rowids:
+                writer.delete_documents_by_term("rowid", rowid)
+            for rowid, text in tokens.items():
+                writer.add_document(self._document(rowid, text))
+            self._set_position(writer, upto)
+            writer.commit()
+            index.reload()
+            self._save_stamp(upto)
+
+    def _current(self, rowids: Sequence[int]) -> list[tuple[int, str]]:
+        """``(rowid, text)`` of the rowids the FTS5 table holds now (read snapshot)."""
+        from agentmaker.retrieval.sqlite.items import chunked
+
+        rows: list[tuple[int, str]] = []
+        for part in chunked(list(rowids), 10_000):
+            rows += self.db.read(
+                f"SELECT d.id, coalesce(i.content, '') FROM {self.fts_table}_docsize d "
+                f"LEFT JOIN {self.items_table} i ON i.rowid = d.id "
+                f"WHERE d.id IN ({','.join('?' * len(part))})",
+                list(part),
+            )
+        return rows
+
+    def _save_stamp(self, seq: int) -> None:
+        """Name this index in the library and trim the log up to ``seq`` (one
+        transaction). When another process's index was stamped meanwhile, follow it."""
+        path = self._dir
+        index = self._index
+        if path is None or index is None or self.db.closed:
+            return
+        _, count = self._state(index.searcher())
+        switch = False
+        with self.db.transaction():
+            stamp = self._stamp(self.db.query)
+            named = None if stamp is None else str(stamp.get("dir"))
+            if named not in (None, path.name, self._stamp_seen):
+                # Another process stamped its index while this one was rebuilt: the
+                # first one stamped wins (else each would trim the other's log).
+                switch = True
+            else:
+                top = self.db.query(f"SELECT max(id) FROM {self.fts_table}_docsize")[0][0]
+                self.db.set_meta(
+                    self.meta_key,
+                    json.dumps(
+                        {
+                            "dir": path.name,
+                            "seq": seq,
+                            "count": count,
+                            "max_rowid": int(top or 0),
+                            "tokens": TOKENS_VERSION,
+                        }
+                    ),
+                )
+                # The entry ``seq`` itself stays: sequence numbers never restart.
+                self.db.execute(f"DELETE FROM {self.log_table} WHERE seq < ?", (seq,))
+        if switch:
+            log.info("keyword index of %s: following another process's index", self.db.path)
+            with self._lock:
+                self._writer = self._index = None
+                self._dir = None
+            shutil.rmtree(path, ignore_errors=True)
+            self._open_or_rebuild()
+        elif named not in (None, path.name):
+            # The index this one replaced (stale, or this process's older one).
+            shutil.rmtree(self._folder() / str(named), ignore_errors=True)
+        self._stamp_seen = path.name
+
+    # --- search ----------------------------------------------------------------------
+
+    def _state(self, searcher: Any) -> tuple[int, int]:
+        """``(log position, row count)`` that a searcher's index reflects."""
+        tantivy = _tantivy()
+        query = tantivy.Query.term_query(self._schema_or_new(), "rowid", META_ROWID)
+        hits = searcher.search(query, 1, count=False).hits
+        if not hits:
+            return -1, -1
+        seq = searcher.fast_field_values("seq", [hits[0][1]])[0]
+        return int(seq or 0), int(searcher.num_docs) - 1
+
+    def _schema_or_new(self) -> Any:
+        if self._schema is None:
+            self._schema = _schema()
+        return self._schema
+
+    def search(
+        self,
+        terms: Sequence[str],
+        top_k: int,
+        query: Callable[..., list[Any]],
+        check: RowCheck | None,
+        limit: int = 4096,
+    ) -> list[tuple[int, float]] | None:
+        """The top ``top_k`` ``(rowid, score)`` rows holding any of ``terms`` (FTS5
+        tokens; a repeated one counts as often as it is given, like FTS5's phrases)
+        that pass ``check``; None when the index does not reflect the snapshot that
+        ``query`` reads exactly, or the filter keeps too few of the best ``limit`` rows
+        (the caller then uses FTS5)."""
+        index = self._index
+        if index is None or self.status not in ("ready", "following"):
+            return None
+        try:
+            searcher = index.searcher()
+            seq, count = self._state(searcher)
+            if seq != self._log_bounds(query)[1]:
+                self._wake.set()  # rows pending (or another process wrote): fold them
+                return None
+            if count != self.total_rows(query):
+                # Same position, other rows: the files do not hold what they claim.
+                if self._rebuilt_at != seq:
+                    log.warning("keyword index of %s: row count differs", self.db.path)
+                    self._broken()
+                return None
+            return self._top(searcher, terms, top_k, check, limit)
+        except Exception:
+            if self._stop.is_set():
+                return None
+            log.exception("keyword index of %s failed a search: rebuilding", self.db.path)
+            self._broken()
+            return None
+
+    def _top(
+        self,
+        searcher: Any,
+        terms: Sequence[str],
+        top_k: int,
+        check: RowCheck | None,
+        limit: int,
+    ) -> list[tuple[int, float]] | None:
+        tantivy = _tantivy()
+        schema = self._schema_or_new()
+        query = tantivy.Query.boolean_query(
+            [
+                (tantivy.Occur.Should, tantivy.Query.term_query(schema, "t", t, index_option="freq"))
+                for t in terms
+            ]
+        )
+        want = top_k if check is None else max(4 * top_k, 40)
+        while True:
+            hits = searcher.search(query, want, count=False).hits
+            rowids = searcher.fast_field_values("rowid", [a for _, a in hits])
+            rows = [(int(r), float(s)) for (s, _), r in zip(hits, rowids, strict=True)]
+            if check is None:
+                return rows
+            passing = check([r for r, _ in rows])
+            kept = [row for row in rows if row[0] in passing]
+            if len(kept) >= top_k or len(rows) < want:
+                return kept[:top_k]
+            if want >= limit:
+                return None
+            want = min(limit, want * 8)
+
+    def _broken(self) -> None:
+        """A search failed on the index's files: stop using them, rebuild."""
+        with self._lock:
+            self._index = None
+            self._writer = None
+            self.status = "building"
+        self._needs_rebuild = True
+        self._wake.set()
