@@ -62,6 +62,14 @@ META_ROWID = 0
 RowCheck = Callable[[Sequence[int]], set[int]]
 
 
+def _reraise_fatal(exc: BaseException) -> None:
+    """Let interrupts through; anything else from tantivy (an error, or the
+    ``PanicException`` a damaged file can cause, a ``BaseException``) means "do not
+    trust this index"."""
+    if isinstance(exc, KeyboardInterrupt | SystemExit | GeneratorExit):
+        raise exc
+
+
 def _tantivy() -> Any:
     import tantivy
 
@@ -117,7 +125,6 @@ class KeywordCache:
         self._thread: threading.Thread | None = None
         self._needs_rebuild = False
         self._stamp_seen: str | None = None  # the stamped directory when a rebuild began
-        self._rebuilt_at: int | None = None  # log position of the last rebuild
         #: "too small", "opening", "building", "ready" (this process folds), "following"
         #: (another one does), "failed", "closed".
         self.status = "not started"
@@ -141,7 +148,9 @@ class KeywordCache:
         return int(row[0] or 0), int(row[1] or 0)
 
     def total_rows(self, query: Callable[..., list[Any]]) -> int:
-        """The FTS5 table's row count, from its totals record (no scan)."""
+        """About how many rows the FTS5 table holds, from its totals record (no scan;
+        a contentless-delete table counts rows ever inserted, deletes are not
+        subtracted: a size estimate, not a count)."""
         from agentmaker.retrieval.sqlite.fts5_topk import read_varint
 
         found = query(f"SELECT block FROM {self.fts_table}_data WHERE id = 1")
@@ -191,7 +200,7 @@ class KeywordCache:
 
         def run() -> None:
             try:
-                if opened:
+                if opened and self._count_matches():
                     self._take_writer()
                     self._fold()
                 else:
@@ -221,8 +230,8 @@ class KeywordCache:
         self.status = "closed"
 
     def wait(self, timeout: float = 60.0) -> bool:
-        """Block until the index reflects the library's last commit (tests, benchmarks);
-        False when that did not happen within ``timeout`` seconds."""
+        """Block until the index reflects the library's last commit and is stamped
+        (tests, benchmarks); False when that did not happen within ``timeout`` seconds."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.status in ("failed", "closed", "too small", "off"):
@@ -231,7 +240,8 @@ class KeywordCache:
             if index is not None:
                 with contextlib.suppress(Exception):
                     seq, _ = self._state(index.searcher())
-                    if seq == self._log_bounds(self.db.read)[1]:
+                    stamp = self._stamp() or {}
+                    if seq == self._log_bounds(self.db.read)[1] == stamp.get("seq"):
                         return True
             self._wake.set()
             time.sleep(0.02)
@@ -256,7 +266,8 @@ class KeywordCache:
                 index = _tantivy().Index.open(str(path))
                 _register(index)
                 seq, count = self._state(index.searcher())
-            except Exception as exc:  # damaged or foreign: rebuilt from the library
+            except BaseException as exc:  # damaged or foreign: rebuilt from the library
+                _reraise_fatal(exc)
                 problems.append(f"unreadable ({exc})")
             else:
                 first, last = self._log_bounds(self.db.read)
@@ -264,7 +275,7 @@ class KeywordCache:
                     problems.append("position")
                 elif first > seq + 1:
                     problems.append("log gap")
-                elif seq == last and count != self.total_rows(self.db.read):
+                elif count != int(stamp.get("count", -1)) and seq == int(stamp["seq"]):
                     problems.append("count")
                 elif stamp.get("max_rowid") and not self._present_or_logged(
                     int(stamp["max_rowid"]), int(stamp["seq"])
@@ -274,6 +285,27 @@ class KeywordCache:
             log.warning("keyword index %s is stale (%s): rebuilding", path, ", ".join(problems))
             return None
         return path, index
+
+    def _count_matches(self) -> bool:
+        """Once per open, in the background (counting reads the table: ~N ms at 1M
+        rows): an index at the library's position holds as many rows as FTS5; when not,
+        it is dropped and rebuilt."""
+        index = self._index
+        if index is None:
+            return False
+        with self.db.read_snapshot():
+            last = self._log_bounds(self.db.read)[1]
+            rows = int(self.db.read(f"SELECT count(*) FROM {self.fts_table}_docsize")[0][0])
+        seq, count = self._state(index.searcher())
+        if seq != last or count == rows:
+            return True
+        log.warning(
+            "keyword index of %s holds %d rows, the library %d: rebuilding", self.db.path, count, rows
+        )
+        with self._lock:
+            self._index = None
+        self._rebuild()
+        return False
 
     def _present_or_logged(self, rowid: int, seq: int) -> bool:
         present = self.db.read(f"SELECT 1 FROM {self.fts_table}_docsize WHERE id = ?", (rowid,))
@@ -315,8 +347,16 @@ class KeywordCache:
         doc.add_unsigned("rowid", rowid)
         return doc
 
+    def _delete(self, writer: Any, rowids: Sequence[int]) -> None:
+        # By query: ``delete_documents_by_term`` makes a Python int a signed term, which
+        # never matches this unsigned field.
+        tantivy = _tantivy()
+        writer.delete_documents_by_query(
+            tantivy.Query.term_set_query(self._schema_or_new(), "rowid", list(rowids))
+        )
+
     def _set_position(self, writer: Any, seq: int) -> None:
-        writer.delete_documents_by_term("rowid", META_ROWID)
+        self._delete(writer, [META_ROWID])
         doc = _tantivy().Document()
         doc.add_unsigned("rowid", META_ROWID)
         doc.add_unsigned("seq", seq)
@@ -368,7 +408,6 @@ class KeywordCache:
             old = self._dir
             self._index, self._schema, self._writer, self._dir = index, index.schema, writer, path
         self.last_rebuild = (done, time.perf_counter() - started)
-        self._rebuilt_at = seq
         self.status = "ready"
         log.info("keyword index %s rebuilt: %d rows in %.1f s", path, *self.last_rebuild)
         self._save_stamp(seq)
@@ -405,6 +444,8 @@ class KeywordCache:
         seq, _ = self._state(index.searcher())
         if seq < self._log_bounds(self.db.read)[1]:
             self._take_writer()
+            if self._writer is not None:
+                self._fold()
 
     def _fold(self) -> None:
         """Fold log entries into the index until it has caught up with the library."""
@@ -430,8 +471,7 @@ class KeywordCache:
                 rowids = sorted({int(r) for _, r in entries})
                 rows = self._current(rowids)
             tokens = self._tokens(rows)
-            for rowid in rowids:
-                writer.delete_documents_by_term("rowid", rowid)
+            self._delete(writer, rowids)
             for rowid, text in tokens.items():
                 writer.add_document(self._document(rowid, text))
             self._set_position(writer, upto)
@@ -532,18 +572,13 @@ class KeywordCache:
             return None
         try:
             searcher = index.searcher()
-            seq, count = self._state(searcher)
+            seq, _ = self._state(searcher)
             if seq != self._log_bounds(query)[1]:
                 self._wake.set()  # rows pending (or another process wrote): fold them
                 return None
-            if count != self.total_rows(query):
-                # Same position, other rows: the files do not hold what they claim.
-                if self._rebuilt_at != seq:
-                    log.warning("keyword index of %s: row count differs", self.db.path)
-                    self._broken()
-                return None
             return self._top(searcher, terms, top_k, check, limit)
-        except Exception:
+        except BaseException as exc:  # a damaged file can make tantivy panic
+            _reraise_fatal(exc)
             if self._stop.is_set():
                 return None
             log.exception("keyword index of %s failed a search: rebuilding", self.db.path)
