@@ -77,7 +77,8 @@ class Fts5KeywordIndex(ItemRowIndex, KeywordIndex):
                 # How many rows hold each term (read-only connections cannot make one).
                 f"CREATE VIRTUAL TABLE {table}_vocab USING fts5vocab({table}, 'row')",
                 # Every keyword write is logged (same transaction) for the tantivy copy.
-                f"CREATE TABLE {table}_log (seq INTEGER PRIMARY KEY, rowid INTEGER NOT NULL)",
+                f"CREATE TABLE IF NOT EXISTS {table}_log "
+                "(seq INTEGER PRIMARY KEY, rowid INTEGER NOT NULL)",
             ],
         )
         #: Search on this thread's read connection (committed data, never waits for a
@@ -133,16 +134,10 @@ class Fts5KeywordIndex(ItemRowIndex, KeywordIndex):
         cache = self.cache
         if cache is None:
             return
-        self.db.executemany(
-            f"INSERT INTO {self.table}_log(rowid) VALUES (?)", [(int(r),) for r in rowids]
-        )
         self.db.after_commit(cache.grown)
-        if not cache.active:
-            # No copy to catch up (a small library): keep the log short; a copy built
-            # later reads the whole table first.
-            self.db.execute(
-                f"DELETE FROM {self.table}_log WHERE seq < "
-                f"(SELECT max(seq) FROM {self.table}_log) - 10000"
+        if cache.kept():
+            self.db.executemany(
+                f"INSERT INTO {self.table}_log(rowid) VALUES (?)", [(int(r),) for r in rowids]
             )
 
     def add(self, items: Sequence[RetrievalResult], *, scope: Scope | None = None) -> None:

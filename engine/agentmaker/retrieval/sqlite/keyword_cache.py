@@ -189,6 +189,15 @@ class KeywordCache:
         else:
             self._wake.set()
 
+    def kept(self) -> bool:
+        """Whether keyword writes must be logged: a copy of this library exists or is
+        being built (by any process). Asked inside the write's transaction, which is
+        serialised with the one that marks a build, so no write falls between the
+        build's snapshot and the log; a small library without a copy logs nothing."""
+        return bool(
+            self.db.query("SELECT 1 FROM library_meta WHERE key = ?", (self.meta_key,))
+        )
+
     @property
     def active(self) -> bool:
         """True once the cache is kept (the log is folded, not just trimmed)."""
@@ -369,8 +378,11 @@ class KeywordCache:
         self.status = "building"
         self._needs_rebuild = False
         started = time.perf_counter()
-        stamp = self._stamp()
-        self._stamp_seen = None if stamp is None else str(stamp.get("dir"))
+        with self.db.transaction():
+            stamp = self._stamp(self.db.query)
+            if stamp is None:  # from now on every keyword write is logged (``kept``)
+                self.db.set_meta(self.meta_key, json.dumps({"building": True}))
+        self._stamp_seen = None if stamp is None else stamp.get("dir")
         name = f"{Path(self.db.path).name}.keywords-{secrets.token_hex(4)}"
         path = self._folder() / name
         path.mkdir()
@@ -504,7 +516,7 @@ class KeywordCache:
         switch = False
         with self.db.transaction():
             stamp = self._stamp(self.db.query)
-            named = None if stamp is None else str(stamp.get("dir"))
+            named = None if stamp is None else stamp.get("dir")  # None: a build's mark
             if named not in (None, path.name, self._stamp_seen):
                 # Another process stamped its index while this one was rebuilt: the
                 # first one stamped wins (else each would trim the other's log).
@@ -534,7 +546,7 @@ class KeywordCache:
             self._open_or_rebuild()
         elif named not in (None, path.name):
             # The index this one replaced (stale, or this process's older one).
-            shutil.rmtree(self._folder() / str(named), ignore_errors=True)
+            shutil.rmtree(self._folder() / named, ignore_errors=True)
         self._stamp_seen = path.name
 
     # --- search ----------------------------------------------------------------------
