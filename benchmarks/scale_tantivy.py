@@ -66,7 +66,11 @@ def measure(n: int, model: str = "minilm", *, rebuild: bool = False) -> dict[str
     out["ready_after_s"] = round(time.perf_counter() - t, 1)
     if cache.last_rebuild:
         rows, seconds = cache.last_rebuild
-        out["rebuild"] = {"rows": rows, "seconds": round(seconds, 1), "rows_per_s": round(rows / seconds)}
+        out["rebuild"] = {
+            "rows": rows,
+            "seconds": round(seconds, 1),
+            "rows_per_s": round(rows / seconds),
+        }
     folder = path.parent / json.loads(db.get_meta("kw_fts.tantivy") or "{}")["dir"]
     out["cache_mb"] = round(_bytes(folder) / 1e6, 1)
     out["load_after_build"] = [round(x, 2) for x in os.getloadavg()]
@@ -78,7 +82,8 @@ def measure(n: int, model: str = "minilm", *, rebuild: bool = False) -> dict[str
         slow = _timed(index, queries, pool)
         index.cache = saved
         overlap = [
-            len(set(fast["found"][q][:10]) & set(slow["found"][q][:10])) / max(1, len(slow["found"][q][:10]))
+            len(set(fast["found"][q][:10]) & set(slow["found"][q][:10]))
+            / max(1, len(slow["found"][q][:10]))
             for q in queries
         ]
         out[f"{k}w"] = {

@@ -43,6 +43,17 @@ from typing import Any
 
 from agentmaker.retrieval.sqlite.db import SqliteDatabase
 from agentmaker.retrieval.sqlite.fts5_tokens import TOKENS_VERSION, Fts5Tokenizer
+from agentmaker.retrieval.sqlite.tantivy_index import (
+    RowCheck,
+    delete,
+    document,
+    new_index,
+    open_index,
+    position,
+    reraise_fatal,
+    set_position,
+    top_k,
+)
 
 log = logging.getLogger(__name__)
 
@@ -55,42 +66,6 @@ FOLD_BATCH = 20_000
 REBUILD_BATCH = 5_000
 #: The tantivy writer's memory budget (one indexing thread, leaving a core to the app).
 WRITER_HEAP = 128_000_000
-#: The rowid of the meta document (item rowids start at 1).
-META_ROWID = 0
-
-#: Checks rowids against a search's scope and filters: returns those that pass.
-RowCheck = Callable[[Sequence[int]], set[int]]
-
-
-def _reraise_fatal(exc: BaseException) -> None:
-    """Let interrupts through; anything else from tantivy (an error, or the
-    ``PanicException`` a damaged file can cause, a ``BaseException``) means "do not
-    trust this index"."""
-    if isinstance(exc, KeyboardInterrupt | SystemExit | GeneratorExit):
-        raise exc
-
-
-def _tantivy() -> Any:
-    import tantivy
-
-    return tantivy
-
-
-def _schema() -> Any:
-    tantivy = _tantivy()
-    builder = tantivy.SchemaBuilder()
-    # Token counts only (no positions): the keyword leg never matches phrases here.
-    builder.add_text_field("t", tokenizer_name="fts5", index_option="freq")
-    builder.add_unsigned_field("rowid", indexed=True, fast=True)
-    builder.add_unsigned_field("seq", fast=True)
-    return builder.build()
-
-
-def _register(index: Any) -> None:
-    tantivy = _tantivy()
-    index.register_tokenizer(
-        "fts5", tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.whitespace()).build()
-    )
 
 
 class KeywordCache:
@@ -116,7 +91,6 @@ class KeywordCache:
         self.meta_key = f"{fts_table}.tantivy"
         self._lock = threading.RLock()  # guards _index / _writer / _dir swaps
         self._index: Any = None
-        self._schema: Any = None
         self._writer: Any = None
         self._dir: Path | None = None
         self._tokenizer: Fts5Tokenizer | None = None
@@ -176,7 +150,7 @@ class KeywordCache:
         if found is not None:
             path, index = found
             with self._lock:
-                self._index, self._schema, self._dir = index, index.schema, path
+                self._index, self._dir = index, path
             self.status = "following"  # until the thread has the writer
         self._start_thread(opened=found is not None)
 
@@ -194,9 +168,7 @@ class KeywordCache:
         being built (by any process). Asked inside the write's transaction, which is
         serialised with the one that marks a build, so no write falls between the
         build's snapshot and the log; a small library without a copy logs nothing."""
-        return bool(
-            self.db.query("SELECT 1 FROM library_meta WHERE key = ?", (self.meta_key,))
-        )
+        return bool(self.db.query("SELECT 1 FROM library_meta WHERE key = ?", (self.meta_key,)))
 
     @property
     def active(self) -> bool:
@@ -248,7 +220,7 @@ class KeywordCache:
             index = self._index
             if index is not None:
                 with contextlib.suppress(Exception):
-                    seq, _ = self._state(index.searcher())
+                    seq, _ = position(index.searcher())
                     stamp = self._stamp() or {}
                     if seq == self._log_bounds(self.db.read)[1] == stamp.get("seq"):
                         return True
@@ -272,11 +244,10 @@ class KeywordCache:
             problems.append("directory missing")
         else:
             try:
-                index = _tantivy().Index.open(str(path))
-                _register(index)
-                seq, count = self._state(index.searcher())
+                index = open_index(str(path))
+                seq, count = position(index.searcher())
             except BaseException as exc:  # damaged or foreign: rebuilt from the library
-                _reraise_fatal(exc)
+                reraise_fatal(exc)
                 problems.append(f"unreadable ({exc})")
             else:
                 first, last = self._log_bounds(self.db.read)
@@ -305,11 +276,14 @@ class KeywordCache:
         with self.db.read_snapshot():
             last = self._log_bounds(self.db.read)[1]
             rows = int(self.db.read(f"SELECT count(*) FROM {self.fts_table}_docsize")[0][0])
-        seq, count = self._state(index.searcher())
+        seq, count = position(index.searcher())
         if seq != last or count == rows:
             return True
         log.warning(
-            "keyword index of %s holds %d rows, the library %d: rebuilding", self.db.path, count, rows
+            "keyword index of %s holds %d rows, the library %d: rebuilding",
+            self.db.path,
+            count,
+            rows,
         )
         with self._lock:
             self._index = None
@@ -330,7 +304,7 @@ class KeywordCache:
             return
         path, index = found
         with self._lock:
-            self._index, self._schema, self._dir = index, index.schema, path
+            self._index, self._dir = index, path
         self._take_writer()
 
     def _take_writer(self) -> None:
@@ -350,27 +324,6 @@ class KeywordCache:
             self._tokenizer = Fts5Tokenizer()
         return self._tokenizer.tokens(rows)
 
-    def _document(self, rowid: int, text: str) -> Any:
-        doc = _tantivy().Document()
-        doc.add_text("t", text)
-        doc.add_unsigned("rowid", rowid)
-        return doc
-
-    def _delete(self, writer: Any, rowids: Sequence[int]) -> None:
-        # By query: ``delete_documents_by_term`` makes a Python int a signed term, which
-        # never matches this unsigned field.
-        tantivy = _tantivy()
-        writer.delete_documents_by_query(
-            tantivy.Query.term_set_query(self._schema_or_new(), "rowid", list(rowids))
-        )
-
-    def _set_position(self, writer: Any, seq: int) -> None:
-        self._delete(writer, [META_ROWID])
-        doc = _tantivy().Document()
-        doc.add_unsigned("rowid", META_ROWID)
-        doc.add_unsigned("seq", seq)
-        writer.add_document(doc)
-
     def _rebuild(self) -> None:
         """Build a new index from the rows in the library file (no snapshot is held for
         minutes: a row that changes after ``seq`` was read has a later log entry, which
@@ -386,15 +339,11 @@ class KeywordCache:
         name = f"{Path(self.db.path).name}.keywords-{secrets.token_hex(4)}"
         path = self._folder() / name
         path.mkdir()
-        tantivy = _tantivy()
-        index = tantivy.Index(_schema(), path=str(path), reuse=False)
-        _register(index)
+        index = new_index(str(path))
         writer = index.writer(heap_size=WRITER_HEAP, num_threads=1)
         with self.db.read_snapshot():
             seq = self._log_bounds(self.db.read)[1]
-            top = int(
-                self.db.read(f"SELECT max(id) FROM {self.fts_table}_docsize")[0][0] or 0
-            )
+            top = int(self.db.read(f"SELECT max(id) FROM {self.fts_table}_docsize")[0][0] or 0)
         last, done = 0, 0
         while not self._stop.is_set():
             rows = self.db.read(
@@ -406,19 +355,19 @@ class KeywordCache:
             if not rows:
                 break
             for rowid, text in self._tokens(rows).items():
-                writer.add_document(self._document(rowid, text))
+                writer.add_document(document(rowid, text))
             last = int(rows[-1][0])
             done += len(rows)
         if self._stop.is_set():
             del writer, index
             shutil.rmtree(path, ignore_errors=True)
             return
-        self._set_position(writer, seq)
+        set_position(writer, seq)
         writer.commit()
         index.reload()
         with self._lock:
             old = self._dir
-            self._index, self._schema, self._writer, self._dir = index, index.schema, writer, path
+            self._index, self._writer, self._dir = index, writer, path
         self.last_rebuild = (done, time.perf_counter() - started)
         self.status = "ready"
         log.info("keyword index %s rebuilt: %d rows in %.1f s", path, *self.last_rebuild)
@@ -453,7 +402,7 @@ class KeywordCache:
             # The folding process rebuilt elsewhere: follow that one.
             self._open_or_rebuild()
             return
-        seq, _ = self._state(index.searcher())
+        seq, _ = position(index.searcher())
         if seq < self._log_bounds(self.db.read)[1]:
             self._take_writer()
             if self._writer is not None:
@@ -465,7 +414,7 @@ class KeywordCache:
             index, writer = self._index, self._writer
             if index is None or writer is None:
                 return
-            seq, _ = self._state(index.searcher())
+            seq, _ = position(index.searcher())
             with self.db.read_snapshot():
                 first, last = self._log_bounds(self.db.read)
                 if last <= seq:
@@ -483,10 +432,10 @@ class KeywordCache:
                 rowids = sorted({int(r) for _, r in entries})
                 rows = self._current(rowids)
             tokens = self._tokens(rows)
-            self._delete(writer, rowids)
+            delete(writer, rowids)
             for rowid, text in tokens.items():
-                writer.add_document(self._document(rowid, text))
-            self._set_position(writer, upto)
+                writer.add_document(document(rowid, text))
+            set_position(writer, upto)
             writer.commit()
             index.reload()
             self._save_stamp(upto)
@@ -512,7 +461,7 @@ class KeywordCache:
         index = self._index
         if path is None or index is None or self.db.closed:
             return
-        _, count = self._state(index.searcher())
+        _, count = position(index.searcher())
         switch = False
         with self.db.transaction():
             stamp = self._stamp(self.db.query)
@@ -551,30 +500,15 @@ class KeywordCache:
 
     # --- search ----------------------------------------------------------------------
 
-    def _state(self, searcher: Any) -> tuple[int, int]:
-        """``(log position, row count)`` that a searcher's index reflects."""
-        tantivy = _tantivy()
-        query = tantivy.Query.term_query(self._schema_or_new(), "rowid", META_ROWID)
-        hits = searcher.search(query, 1, count=False).hits
-        if not hits:
-            return -1, -1
-        seq = searcher.fast_field_values("seq", [hits[0][1]])[0]
-        return int(seq or 0), int(searcher.num_docs) - 1
-
-    def _schema_or_new(self) -> Any:
-        if self._schema is None:
-            self._schema = _schema()
-        return self._schema
-
     def search(
         self,
         terms: Sequence[str],
-        top_k: int,
+        k: int,
         query: Callable[..., list[Any]],
         check: RowCheck | None,
         limit: int = 4096,
     ) -> list[tuple[int, float]] | None:
-        """The top ``top_k`` ``(rowid, score)`` rows holding any of ``terms`` (FTS5
+        """The top ``k`` ``(rowid, score)`` rows holding any of ``terms`` (FTS5
         tokens; a repeated one counts as often as it is given, like FTS5's phrases)
         that pass ``check``; None when the index does not reflect the snapshot that
         ``query`` reads exactly, or the filter keeps too few of the best ``limit`` rows
@@ -584,49 +518,18 @@ class KeywordCache:
             return None
         try:
             searcher = index.searcher()
-            seq, _ = self._state(searcher)
+            seq, _ = position(searcher)
             if seq != self._log_bounds(query)[1]:
                 self._wake.set()  # rows pending (or another process wrote): fold them
                 return None
-            return self._top(searcher, terms, top_k, check, limit)
+            return top_k(searcher, terms, k, check, limit)
         except BaseException as exc:  # a damaged file can make tantivy panic
-            _reraise_fatal(exc)
+            reraise_fatal(exc)
             if self._stop.is_set():
                 return None
             log.exception("keyword index of %s failed a search: rebuilding", self.db.path)
             self._broken()
             return None
-
-    def _top(
-        self,
-        searcher: Any,
-        terms: Sequence[str],
-        top_k: int,
-        check: RowCheck | None,
-        limit: int,
-    ) -> list[tuple[int, float]] | None:
-        tantivy = _tantivy()
-        schema = self._schema_or_new()
-        query = tantivy.Query.boolean_query(
-            [
-                (tantivy.Occur.Should, tantivy.Query.term_query(schema, "t", t, index_option="freq"))
-                for t in terms
-            ]
-        )
-        want = top_k if check is None else max(4 * top_k, 40)
-        while True:
-            hits = searcher.search(query, want, count=False).hits
-            rowids = searcher.fast_field_values("rowid", [a for _, a in hits])
-            rows = [(int(r), float(s)) for (s, _), r in zip(hits, rowids, strict=True)]
-            if check is None:
-                return rows
-            passing = check([r for r, _ in rows])
-            kept = [row for row in rows if row[0] in passing]
-            if len(kept) >= top_k or len(rows) < want:
-                return kept[:top_k]
-            if want >= limit:
-                return None
-            want = min(limit, want * 8)
 
     def _broken(self) -> None:
         """A search failed on the index's files: stop using them, rebuild."""

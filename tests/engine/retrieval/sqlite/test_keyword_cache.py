@@ -8,6 +8,7 @@ The threshold is lowered (``fast_min_rows=0``) so that small real libraries have
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import signal
@@ -127,7 +128,7 @@ def test_top_k_agrees_with_fts5_on_scifact(
         overlaps.append(len({r.id for r in fast} & {r.id for r in slow}) / max(1, len(slow)))
         # Rows both rank, whose FTS5 scores are well apart, come in the same order.
         rank = {r.id: i for i, r in enumerate(fast)}
-        for a, b in zip(slow, slow[1:], strict=False):
+        for a, b in itertools.pairwise(slow):
             if a.id in rank and b.id in rank and a.score > 1.15 * b.score:
                 pairs += 1
                 same_order += rank[a.id] < rank[b.id]
