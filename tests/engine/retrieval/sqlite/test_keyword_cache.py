@@ -231,14 +231,14 @@ def test_deleted_and_replaced_rows_are_gone_at_once_and_after_folding(
 def test_a_rolled_back_write_never_reaches_the_copy(library: Fts5KeywordIndex) -> None:
     cache = library.cache
     assert cache is not None
-    position = position(cache._index.searcher())
+    before = position(cache._index.searcher())
     with pytest.raises(RuntimeError), library.db.transaction():
         library.add([RetrievalResult(content="xylophone zeppelin", score=0.0, id="gone")])
         raise RuntimeError("undo")
     assert ids(library, "xylophone zeppelin") == []
     assert library.db.query("SELECT count(*) FROM kw_fts_log WHERE rowid > 2500")[0][0] == 0
     synced(library)
-    assert position(cache._index.searcher()) == position
+    assert position(cache._index.searcher()) == before
     assert ids(library, "xylophone zeppelin") == [] and library.served_by == "tantivy"
 
 
