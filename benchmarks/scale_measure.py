@@ -71,6 +71,15 @@ def _graph_ready(retriever: Any, timeout: float = 600.0) -> None:
         time.sleep(0.2)
 
 
+def _keywords_ready(retriever: Any, timeout: float = 3600.0) -> str:
+    """Wait for the tantivy keyword copy (built on the first open after the upgrade);
+    returns its status ("too small": FTS5 only)."""
+    cache = retriever.keyword_index.cache
+    if cache is not None and cache.status != "too small" and not cache.wait(timeout):
+        raise RuntimeError(f"keyword copy not ready: {cache.status}")
+    return "none" if cache is None else str(cache.status)
+
+
 def latency(model: str, n: int, *, peers: bool = True) -> dict[str, Any]:
     from agentmaker.retrieval.sqlite.hybrid import build_sqlite_hybrid
 
@@ -83,6 +92,7 @@ def latency(model: str, n: int, *, peers: bool = True) -> dict[str, Any]:
         metadata_columns=("doc_id", "format"),
     )
     _graph_ready(retriever)
+    keywords_status = _keywords_ready(retriever)
     store, keyword = retriever.vector_store, retriever.keyword_index
     pool = retriever.config.candidate_pool
     pairs = list(zip(texts, qv, strict=True))
@@ -95,6 +105,7 @@ def latency(model: str, n: int, *, peers: bool = True) -> dict[str, Any]:
         f"{k}w": _timed(lambda q: keyword.search(q, top_k=pool, scope=RAG), qs)
         for k, qs in keyword_queries().items()
     }
+    out["keyword_index"] = {"status": keywords_status, "served_by": keyword.served_by}
     # Recall@10 of the dense leg against the exact top 10 (numpy over the same vectors).
     matrix = np.array(library_vectors(model, n), dtype=np.float32)  # a writable copy
     matrix /= np.linalg.norm(matrix, axis=1, keepdims=True)
@@ -189,7 +200,8 @@ def bm25s_keyword(n: int) -> dict[str, Any]:
 
 def _evict(path: Path) -> None:
     """Drop the library's files (the library and its graph) from the page cache."""
-    for name in [path, *path.parent.glob(path.name + ".graph-*"), Path(f"{path}-wal")]:
+    keywords = [f for d in path.parent.glob(path.name + ".keywords-*") for f in d.iterdir()]
+    for name in [path, *path.parent.glob(path.name + ".graph-*"), Path(f"{path}-wal"), *keywords]:
         if name.exists():
             fd = os.open(name, os.O_RDONLY)
             try:
@@ -214,11 +226,14 @@ def cold(model: str, n: int, *, evict: bool) -> dict[str, Any]:
         metadata_columns=("doc_id", "format"),
     )
     opened = time.perf_counter() - t
+    cache = retriever.keyword_index.cache
+    keywords_at_open = cache.status if cache else "none"
     results = retriever.search(texts[5], scope=RAG)
     first = time.perf_counter() - t
     dense = [r for r in results if "vector_similarity" in r.metadata]
     graph = retriever.vector_store.graph
     status = graph.status if graph else "none"
+    served = retriever.keyword_index.served_by
     t2 = time.perf_counter()
     _graph_ready(retriever)
     loaded = time.perf_counter() - t2
@@ -228,6 +243,8 @@ def cold(model: str, n: int, *, evict: bool) -> dict[str, Any]:
         "open_s": round(opened, 3),
         "first_search_s": round(first, 3),
         "graph_status_at_first_search": status,
+        "keyword_index_at_open": keywords_at_open,
+        "keywords_served_by": served,
         "results": len(results),
         "results_with_a_dense_score": len(dense),
         "notice": retriever.vector_store.notice,

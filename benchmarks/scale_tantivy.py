@@ -2,11 +2,18 @@
 leg served by tantivy against FTS5 on the same rows (latency, top-k agreement).
 
     nice -n 10 python -m benchmarks.scale_tantivy --size 1000000 [--rebuild]
+    nice -n 10 python -m benchmarks.scale_tantivy --import 200000
 
 Reuses ``library_minilm_<n>_s2.sqlite`` (``scale build``). The first open after the
 upgrade migrates the file (a keyword log table) and builds the copy in the background;
 that build is timed here. ``--rebuild`` drops the stamp first (what a lost or stale
 copy costs). Results go to ``results.json`` under ``tantivy_<n>``.
+
+``--import N`` measures what a big import does: N of the scale passages are added to a
+new keyword-only library in batches of 2,000 (as fast as FTS5 takes them, far faster
+than embedding would), with one search after each batch (is it served by the copy or by
+FTS5?), the copy's catch-up after the last batch, and FTS5 against tantivy latency at
+each size passed (the threshold below which a library keeps FTS5 only).
 """
 
 from __future__ import annotations
@@ -14,6 +21,8 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -99,12 +108,77 @@ def measure(n: int, model: str = "minilm", *, rebuild: bool = False) -> dict[str
     return out
 
 
+def bulk_import(n: int, batch: int = 2000) -> dict[str, Any]:
+    from agentmaker.retrieval import RetrievalResult
+
+    from benchmarks.scale_data import library_texts
+
+    texts = library_texts(n)
+    queries = keyword_queries()[8]
+    folder = Path(tempfile.mkdtemp(prefix="kwimport-", dir=library_path("minilm", 1).parent))
+    out: dict[str, Any] = {"n": n, "batch": batch, "load_before": os.getloadavg()}
+    served: list[str] = []
+    sizes: dict[int, Any] = {}
+    index = Fts5KeywordIndex(folder / "import.sqlite", committed_reads=True)
+    try:
+        started = time.perf_counter()
+        for start in range(0, n, batch):
+            rows = [
+                RetrievalResult(content=texts[i], score=0.0, id=f"c{i}", source="scale")
+                for i in range(start, min(n, start + batch))
+            ]
+            index.add(rows, scope=RAG)
+            index.search(queries[start // batch % len(queries)], top_k=20, scope=RAG)
+            served.append(index.served_by)
+            done = start + len(rows)
+            if done in (20_000, 50_000, 100_000, 200_000, 500_000, 1_000_000):
+                sizes[done] = _sizes(index, queries)
+        out["import_s"] = round(time.perf_counter() - started, 1)
+        out["rows_per_s"] = round(n / (time.perf_counter() - started))
+        t = time.perf_counter()
+        assert index.cache is not None and index.cache.wait(600)
+        out["catch_up_after_last_batch_s"] = round(time.perf_counter() - t, 2)
+        out["searches_during_import_served_by_tantivy"] = round(
+            served.count("tantivy") / len(served), 3
+        )
+        out["rebuild_when_threshold_was_crossed"] = index.cache.last_rebuild
+        out["by_size"] = sizes
+    finally:
+        index.close()
+        shutil.rmtree(folder, ignore_errors=True)
+    out["load_after"] = os.getloadavg()
+    return out
+
+
+def _sizes(index: Fts5KeywordIndex, queries: list[str]) -> dict[str, Any]:
+    cache = index.cache
+    assert cache is not None
+    fts5 = _timed_alone(index, queries, cache=None)
+    if cache.active:
+        cache.wait(600)
+    return {"fts5_8w": fts5, "tantivy_8w": _timed_alone(index, queries, cache=cache)}
+
+
+def _timed_alone(index: Fts5KeywordIndex, queries: list[str], cache: Any) -> dict[str, float]:
+    saved, index.cache = index.cache, cache
+    try:
+        return _timed(index, queries, 20)["ms"]
+    finally:
+        index.cache = saved
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--size", type=int, required=True)
+    parser.add_argument("--size", type=int)
+    parser.add_argument("--import", dest="bulk", type=int)
     parser.add_argument("--model", default="minilm")
     parser.add_argument("--rebuild", action="store_true")
     args = parser.parse_args()
+    if args.bulk:
+        bulk = bulk_import(args.bulk)
+        _save(f"tantivy_import_{args.bulk}", bulk)
+        print(json.dumps(bulk))
+        return
     result = measure(args.size, args.model, rebuild=args.rebuild)
     _save(f"tantivy_{args.size}" + ("_rebuild" if args.rebuild else ""), result)
     print(json.dumps(result))
