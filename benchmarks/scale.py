@@ -272,6 +272,24 @@ def report() -> str:
                 ],
             )
         )
+        copies = [results.get(f"tantivy_{s['n']}", {}) for s in sizes]
+        lines.append(
+            _row(
+                "keyword copy (tantivy): first build s (rows/s), MB",
+                [
+                    f"{c['rebuild']['seconds']} ({c['rebuild']['rows_per_s']:,}), {c['cache_mb']}"
+                    if c.get("rebuild")
+                    else "-"
+                    for c in copies
+                ],
+            )
+        )
+        lines.append(
+            _row(
+                "keyword leg served by",
+                [s.get("keyword_index", {}).get("served_by", "fts5") for s in sizes],
+            )
+        )
         lines.append(_row("peak RSS MB (ours)", [str(s["peak_rss_mb"]) for s in sizes]))
         for key, label in (("cold_cached", "cached"), ("cold_evicted", "evicted")):
             lines.append(

@@ -20,10 +20,13 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from agentmaker.errors import ScopeRequiredError
 from agentmaker.retrieval import MetadataFilter, RetrievalResult, Scope
 from agentmaker.retrieval.sqlite import keyword_cache
 from agentmaker.retrieval.sqlite.fts5_index import Fts5KeywordIndex
+from agentmaker.retrieval.sqlite.hybrid import build_sqlite_hybrid
 from agentmaker.retrieval.sqlite.tantivy_index import position
+from agentmaker.testing import FakeEmbedder
 
 from tests.engine.retrieval.sqlite.test_graph_index import wait_for
 from tests.paths import SHARED
@@ -367,6 +370,7 @@ def test_a_process_killed_mid_fold_leaves_no_wrong_result(
         from agentmaker.retrieval import RetrievalResult
         from agentmaker.retrieval.sqlite import keyword_cache
         from agentmaker.retrieval.sqlite.fts5_index import Fts5KeywordIndex
+from agentmaker.retrieval.sqlite.hybrid import build_sqlite_hybrid
         keyword_cache.FOLD_BATCH = 10
         docs = [json.loads(line) for line in open({str(SCIFACT / "corpus.jsonl")!r})][500:2500]
         index = Fts5KeywordIndex({str(path)!r}, metadata_columns=("kind", "rare"), fast_min_rows=0)
@@ -419,3 +423,39 @@ def _meta(path: Path, key: str) -> str | None:
     finally:
         conn.close()
     return rows[0][0] if rows else None
+
+
+def test_the_hybrid_retriever_uses_the_copy_within_its_scope(
+    tmp_path: Path, docs: list[dict[str, str]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(keyword_cache, "FAST_MIN_ROWS", 0)
+    retriever = build_sqlite_hybrid(
+        FakeEmbedder(), tmp_path / "hybrid.sqlite", metadata_columns=("kind", "rare")
+    )
+    try:
+        rag = Scope(base="rag")
+        retriever.add(as_items(docs[:800]), scope=rag)
+        keywords = synced(retriever.keyword_index)
+        claim = "microglia activation in the brain"
+        found = retriever.search(claim, scope=rag, top_k=5)
+        assert keywords.served_by == "tantivy"
+        assert any("microglia" in r.content.lower() for r in found)
+        assert retriever.search(claim, scope=Scope(base="memory"), top_k=5) == []
+        with pytest.raises(ScopeRequiredError):
+            retriever.search(claim, top_k=5)  # the empty scope is refused, as before
+        assert retriever.search(claim, all_scopes=True, top_k=5)
+    finally:
+        retriever.close()
+
+
+def test_text_that_is_not_valid_unicode_is_folded_as_fts5_indexed_it(tmp_path: Path) -> None:
+    index = open_index(tmp_path / "odd.sqlite")
+    items = [
+        RetrievalResult(content="caf\udce9 menu with zqxjv soup", score=0.0, id="bad"),
+        RetrievalResult(content="a plain menu with bread", score=0.0, id="good"),
+    ]
+    index.add(items)
+    synced(index)
+    assert ids(index, "zqxjv soup") == ["bad"] and index.served_by == "tantivy"
+    assert set(ids(index, "menu")) == {"bad", "good"}
+    index.close()
