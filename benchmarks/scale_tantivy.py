@@ -12,8 +12,9 @@ copy costs). Results go to ``results.json`` under ``tantivy_<n>``.
 ``--import N`` measures what a big import does: N of the scale passages are added to a
 new keyword-only library in batches of 2,000 (as fast as FTS5 takes them, far faster
 than embedding would), with one search after each batch (is it served by the copy or by
-FTS5?), the copy's catch-up after the last batch, and FTS5 against tantivy latency at
-each size passed (the threshold below which a library keeps FTS5 only).
+FTS5?), after every tenth batch the time until that batch is in the copy, the copy's
+catch-up after the last batch, and FTS5 against tantivy latency at each size passed
+(the threshold below which a library keeps FTS5 only).
 """
 
 from __future__ import annotations
@@ -119,6 +120,7 @@ def bulk_import(n: int, batch: int = 2000) -> dict[str, Any]:
     out: dict[str, Any] = {"n": n, "batch": batch, "load_before": os.getloadavg()}
     served: list[str] = []
     sizes: dict[int, Any] = {}
+    lags: list[float] = []
     index = Fts5KeywordIndex(folder / "import.sqlite", committed_reads=True)
     try:
         started = time.perf_counter()
@@ -130,6 +132,10 @@ def bulk_import(n: int, batch: int = 2000) -> dict[str, Any]:
             index.add(rows, scope=RAG)
             index.search(queries[start // batch % len(queries)], top_k=20, scope=RAG)
             served.append(index.served_by)
+            if start // batch % 10 == 9 and index.cache is not None and index.cache.active:
+                t = time.perf_counter()  # how long until this batch is in the copy
+                index.cache.wait(600)
+                lags.append((time.perf_counter() - t) * 1000)
             done = start + len(rows)
             if done in (20_000, 50_000, 100_000, 200_000, 500_000, 1_000_000):
                 sizes[done] = _sizes(index, queries)
@@ -143,6 +149,9 @@ def bulk_import(n: int, batch: int = 2000) -> dict[str, Any]:
         )
         out["rebuild_when_threshold_was_crossed"] = index.cache.last_rebuild
         out["by_size"] = sizes
+        out["batch_in_copy_after_ms"] = {
+            f"p{p}": round(percentile(lags, p), 1) for p in (50, 95, 99)
+        }
     finally:
         index.close()
         shutil.rmtree(folder, ignore_errors=True)

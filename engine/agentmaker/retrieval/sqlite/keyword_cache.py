@@ -64,6 +64,8 @@ FAST_MIN_ROWS = 20_000
 FOLD_BATCH = 20_000
 #: Rows read, tokenized and added per step of a rebuild.
 REBUILD_BATCH = 5_000
+#: Unnamed copies older than this are removed when a copy is built.
+STRAY_SECONDS = 86_400
 #: The tantivy writer's memory budget (one indexing thread, leaving a core to the app).
 WRITER_HEAP = 128_000_000
 
@@ -336,6 +338,7 @@ class KeywordCache:
             if stamp is None:  # from now on every keyword write is logged (``kept``)
                 self.db.set_meta(self.meta_key, json.dumps({"building": True}))
         self._stamp_seen = None if stamp is None else stamp.get("dir")
+        self._remove_strays(keep=self._stamp_seen)
         name = f"{Path(self.db.path).name}.keywords-{secrets.token_hex(4)}"
         path = self._folder() / name
         path.mkdir()
@@ -374,6 +377,15 @@ class KeywordCache:
         self._save_stamp(seq)
         if old is not None and old != path:
             shutil.rmtree(old, ignore_errors=True)
+
+    def _remove_strays(self, keep: str | None) -> None:
+        """Remove copies no stamp names that nobody touched for a day (left where a
+        removal failed, e.g. files still mapped on Windows, or by an interrupted build)."""
+        cutoff = time.time() - STRAY_SECONDS
+        for stray in self._folder().glob(f"{Path(self.db.path).name}.keywords-*"):
+            with contextlib.suppress(OSError):
+                if stray.name != keep and stray.stat().st_mtime < cutoff:
+                    shutil.rmtree(stray, ignore_errors=True)
 
     # --- folding ---------------------------------------------------------------------
 
