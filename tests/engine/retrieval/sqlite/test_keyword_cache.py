@@ -459,3 +459,29 @@ def test_text_that_is_not_valid_unicode_is_folded_as_fts5_indexed_it(tmp_path: P
     assert ids(index, "zqxjv soup") == ["bad"] and index.served_by == "tantivy"
     assert set(ids(index, "menu")) == {"bad", "good"}
     index.close()
+
+
+def test_a_copy_that_lost_count_of_the_rows_is_rebuilt(
+    library: Fts5KeywordIndex, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A write that bypassed the log (no code path does: a safety net) is caught by the
+    row count checked once per open."""
+    word = "microglia"
+    gone = library.db.query("SELECT rowid FROM kw_items WHERE id = ?", (ids(library, word)[0],))
+    library.close()
+    import sqlean
+
+    conn = sqlean.connect(tmp_path / "lib.sqlite")
+    conn.execute("DELETE FROM kw_fts WHERE rowid = ?", (gone[0][0],))
+    conn.commit()
+    conn.close()
+    go = held_rebuilds(monkeypatch)
+    again = open_index(tmp_path / "lib.sqlite")
+    assert again.cache is not None
+    wait_for(lambda: again.cache is not None and again.cache._index is None, "the count check")
+    reference = ids(again, word, 50)
+    assert again.served_by == "fts5"
+    go.set()
+    synced(again)
+    assert set(ids(again, word, 50)) == set(reference) and again.served_by == "tantivy"
+    again.close()
