@@ -228,9 +228,22 @@ def report() -> str:
             return f"{d['p50']} / {d['p95']} / {d['p99']}"
 
         lines.append(_row("hybrid p50/p95/p99", [fmt(s["hybrid"]) for s in sizes]))
+        before = [s.get("main_before_keyword_copy") for s in sizes]
+        lines.append(
+            _row(
+                "hybrid before the keyword copy (FTS5 only)",
+                [fmt(b["hybrid"]) if b else "-" for b in before],
+            )
+        )
         lines.append(_row("dense leg p50/p95/p99", [fmt(s["dense"]) for s in sizes]))
         for k in ("1w", "3w", "8w"):
             lines.append(_row(f"keyword leg {k}", [fmt(s["keyword"][k]) for s in sizes]))
+            lines.append(
+                _row(
+                    f"keyword leg {k} before the copy (FTS5)",
+                    [fmt(b["keyword"][k]) if b else "-" for b in before],
+                )
+            )
         lines.append(_row("numpy scan p50/p95/p99", [fmt(s["numpy_scan"]) for s in sizes]))
         lines.append(
             _row("dense recall@10 real queries", [str(s["dense_recall@10"]["real"]) for s in sizes])
