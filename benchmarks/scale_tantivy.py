@@ -13,8 +13,8 @@ copy costs). Results go to ``results.json`` under ``tantivy_<n>``.
 new keyword-only library in batches of 2,000 (as fast as FTS5 takes them, far faster
 than embedding would), with one search after each batch (is it served by the copy or by
 FTS5?), the time until a batch is in the copy (after nine batches without a pause, and
-alone after a pause), the copy's catch-up after the last batch, and FTS5 against tantivy latency at each size passed
-(the threshold below which a library keeps FTS5 only).
+alone after a pause), the copy's catch-up after the last batch, and FTS5 against tantivy
+latency at each size passed (the threshold below which a library keeps FTS5 only).
 """
 
 from __future__ import annotations
