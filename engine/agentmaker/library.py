@@ -236,7 +236,10 @@ class Library:
 
                 clear_indexes(self.db)  # type: ignore[arg-type]
             else:
-                for table in ("vec_vectors", "kw_fts", "items"):
+                # The keyword index clears itself: its tantivy copy must learn it.
+                assert isinstance(self.retriever, SqliteHybridRetriever)
+                self.retriever.keyword_index.clear()
+                for table in ("vec_vectors", "items"):
                     self.db.execute(f"DELETE FROM {table}")
             self.db.execute(
                 "DELETE FROM library_meta WHERE key IN (?, ?)", (MODEL_KEY, "vec_vectors.dimension")

@@ -36,6 +36,7 @@ from agentmaker.retrieval.sqlite.fts5_topk import (
 )
 from agentmaker.retrieval.sqlite.items import ItemRowIndex, ItemTable, chunked
 from agentmaker.retrieval.sqlite.keyword_cache import KeywordCache
+from agentmaker.retrieval.sqlite.tantivy_index import META_ROWID
 from agentmaker.retrieval.text_analysis import (
     _CJK_RUN,
     index_text,
@@ -121,6 +122,14 @@ class Fts5KeywordIndex(ItemRowIndex, KeywordIndex):
             self._wrote()
             self._delete(rowids)
             self._log(rowids)
+
+    def clear(self) -> None:
+        """Remove every row from the index (for a rebuild of the whole library); the
+        tantivy copy learns it from one log entry (rowid 0: "everything")."""
+        with self.db.transaction():
+            self._wrote()
+            self.db.execute(f"DELETE FROM {self.table}")
+            self._log([META_ROWID])
 
     def _delete(self, rowids: Sequence[int]) -> None:
         for part in chunked(list(rowids)):

@@ -44,6 +44,7 @@ from typing import Any
 from agentmaker.retrieval.sqlite.db import SqliteDatabase
 from agentmaker.retrieval.sqlite.fts5_tokens import TOKENS_VERSION, Fts5Tokenizer
 from agentmaker.retrieval.sqlite.tantivy_index import (
+    META_ROWID,
     RowCheck,
     delete,
     document,
@@ -296,7 +297,8 @@ class KeywordCache:
     def _present_or_logged(self, rowid: int, seq: int) -> bool:
         present = self.db.read(f"SELECT 1 FROM {self.fts_table}_docsize WHERE id = ?", (rowid,))
         logged = self.db.read(
-            f"SELECT 1 FROM {self.log_table} WHERE rowid = ? AND seq > ?", (rowid, seq)
+            f"SELECT 1 FROM {self.log_table} WHERE rowid IN (?, ?) AND seq > ?",
+            (rowid, META_ROWID, seq),
         )
         return bool(present or logged)
 
@@ -442,9 +444,20 @@ class KeywordCache:
                     (seq, FOLD_BATCH),
                 )
                 upto = int(entries[-1][0])
-                rowids = sorted({int(r) for _, r in entries})
+                # Rowid 0 logs "every row removed" (``Fts5KeywordIndex.clear``): the rows
+                # logged before it are gone, those after it are read as they are now.
+                cleared = max((int(q) for q, r in entries if r == META_ROWID), default=None)
+                rowids = sorted(
+                    {
+                        int(r)
+                        for q, r in entries
+                        if r != META_ROWID and (cleared is None or q > cleared)
+                    }
+                )
                 rows = self._current(rowids)
             tokens = self._tokens(rows)
+            if cleared is not None:
+                writer.delete_all_documents()
             delete(writer, rowids)
             for rowid, text in tokens.items():
                 writer.add_document(document(rowid, text))

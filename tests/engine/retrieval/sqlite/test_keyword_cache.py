@@ -24,7 +24,7 @@ from agentmaker.errors import ScopeRequiredError
 from agentmaker.retrieval import MetadataFilter, RetrievalResult, Scope
 from agentmaker.retrieval.sqlite import keyword_cache
 from agentmaker.retrieval.sqlite.fts5_index import Fts5KeywordIndex
-from agentmaker.retrieval.sqlite.hybrid import build_sqlite_hybrid
+from agentmaker.retrieval.sqlite.hybrid import SqliteHybridRetriever, build_sqlite_hybrid
 from agentmaker.retrieval.sqlite.tantivy_index import position
 from agentmaker.testing import FakeEmbedder
 
@@ -370,7 +370,7 @@ def test_a_process_killed_mid_fold_leaves_no_wrong_result(
         from agentmaker.retrieval import RetrievalResult
         from agentmaker.retrieval.sqlite import keyword_cache
         from agentmaker.retrieval.sqlite.fts5_index import Fts5KeywordIndex
-from agentmaker.retrieval.sqlite.hybrid import build_sqlite_hybrid
+from agentmaker.retrieval.sqlite.hybrid import SqliteHybridRetriever, build_sqlite_hybrid
         keyword_cache.FOLD_BATCH = 10
         docs = [json.loads(line) for line in open({str(SCIFACT / "corpus.jsonl")!r})][500:2500]
         index = Fts5KeywordIndex({str(path)!r}, metadata_columns=("kind", "rare"), fast_min_rows=0)
@@ -485,3 +485,45 @@ def test_a_copy_that_lost_count_of_the_rows_is_rebuilt(
     synced(again)
     assert set(ids(again, word, 50)) == set(reference) and again.served_by == "tantivy"
     again.close()
+
+
+def test_a_cleared_index_is_cleared_in_the_copy(library: Fts5KeywordIndex) -> None:
+    library.clear()
+    library.add([RetrievalResult(content="microglia anew", score=0.0, id="fresh")])
+    for _ in range(2):  # before the fold (FTS5), then after it (tantivy)
+        assert ids(library, "microglia", 50) == ["fresh"]
+        assert ids(library, "cells", 50) == []
+        synced(library)
+    assert library.served_by == "tantivy"
+    assert position(library.cache._index.searcher())[1] == 1  # type: ignore[union-attr]
+
+
+def test_changing_the_embedder_rebuilds_the_copy_too(
+    tmp_path: Path, docs: list[dict[str, str]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from agentmaker.library import Library
+
+    monkeypatch.setattr(keyword_cache, "FAST_MIN_ROWS", 0)
+    with Library.open(tmp_path / "lib.sqlite", embedder=FakeEmbedder()) as lib:
+        for d in docs[:150]:
+            lib.pipeline.ingest_text(d["text"], title=d["title"], doc_id=d["_id"], fmt="txt")
+        retriever = lib.retriever
+        assert isinstance(retriever, SqliteHybridRetriever)
+        rows = retriever.keyword_index.count()
+        synced(retriever.keyword_index)
+        lib.reembed(FakeEmbedder(32, name="other"))
+        keywords = lib.retriever.keyword_index
+        assert isinstance(keywords, Fts5KeywordIndex)
+        assert keywords.count() == rows
+        wait_for(lambda: _in_sync_with(keywords, rows), "the copy after the rebuild")
+        found = lib.rag.retrieve("microstructural development of white matter", top_k=3)
+        assert found and keywords.served_by == "tantivy"
+
+
+def _in_sync_with(index: Fts5KeywordIndex, rows: int) -> bool:
+    cache = index.cache
+    if cache is None or cache._index is None:
+        return False
+    seq, count = position(cache._index.searcher())
+    last = index.db.query("SELECT max(seq) FROM kw_fts_log")[0][0]
+    return seq == last and count == rows
