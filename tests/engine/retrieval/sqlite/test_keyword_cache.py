@@ -370,7 +370,6 @@ def test_a_process_killed_mid_fold_leaves_no_wrong_result(
         from agentmaker.retrieval import RetrievalResult
         from agentmaker.retrieval.sqlite import keyword_cache
         from agentmaker.retrieval.sqlite.fts5_index import Fts5KeywordIndex
-from agentmaker.retrieval.sqlite.hybrid import SqliteHybridRetriever, build_sqlite_hybrid
         keyword_cache.FOLD_BATCH = 10
         docs = [json.loads(line) for line in open({str(SCIFACT / "corpus.jsonl")!r})][500:2500]
         index = Fts5KeywordIndex({str(path)!r}, metadata_columns=("kind", "rare"), fast_min_rows=0)
@@ -386,15 +385,17 @@ from agentmaker.retrieval.sqlite.hybrid import SqliteHybridRetriever, build_sqli
         text=True,
         env={**os.environ, "PYTHONPATH": os.pathsep.join([str(ENGINE), *sys.path])},
     )
-    assert child.stdout is not None and child.stdout.readline().strip() == "added"
 
     def folding() -> bool:
         stamp = _meta(path, "kw_fts.tantivy")
         return stamp is not None and 500 < json.loads(stamp)["count"] < 2500
 
-    wait_for(folding, "the child to be folding")
-    child.send_signal(signal.SIGKILL)
-    child.wait()
+    try:
+        assert child.stdout is not None and child.stdout.readline().strip() == "added"
+        wait_for(folding, "the child to be folding")
+    finally:
+        child.send_signal(signal.SIGKILL)
+        child.wait()
     reference = Fts5KeywordIndex(":memory:")
     reference.add(as_items(docs))
     monkeypatch = pytest.MonkeyPatch()
