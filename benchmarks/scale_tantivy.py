@@ -3,6 +3,7 @@ leg served by tantivy against FTS5 on the same rows (latency, top-k agreement).
 
     nice -n 10 python -m benchmarks.scale_tantivy --size 1000000 [--rebuild]
     nice -n 10 python -m benchmarks.scale_tantivy --import 200000
+    nice -n 10 python -m benchmarks.scale_tantivy --profile 1000000   # where hybrid time goes
 
 Reuses ``library_minilm_<n>_s2.sqlite`` (``scale build``). The first open after the
 upgrade migrates the file (a keyword log table) and builds the copy in the background;
@@ -185,13 +186,47 @@ def _timed_alone(index: Fts5KeywordIndex, queries: list[str], cache: Any) -> dic
         index.cache = saved
 
 
+def profile_hybrid(n: int, model: str = "minilm") -> None:
+    """cProfile of 240 hybrid searches (after 40 to warm up), the top functions."""
+    import cProfile
+    import pstats
+
+    from agentmaker.retrieval.sqlite.hybrid import build_sqlite_hybrid
+
+    from benchmarks.scale_data import StaticEmbedder
+    from benchmarks.scale_measure import _graph_ready, _keywords_ready, _query_set
+
+    texts, vectors = _query_set(model)
+    retriever = build_sqlite_hybrid(
+        StaticEmbedder(f"scale-{model}", dict(zip(texts, vectors, strict=True))),
+        library_path(model, n),
+        metadata_columns=("doc_id", "format"),
+    )
+    _graph_ready(retriever)
+    _keywords_ready(retriever)
+    for q in texts[:40]:
+        retriever.search(q, scope=RAG)
+    profiler = cProfile.Profile()
+    profiler.enable()
+    for q in texts:
+        retriever.search(q, scope=RAG)
+    profiler.disable()
+    print("load", os.getloadavg())
+    pstats.Stats(profiler).sort_stats("tottime").print_stats(15)
+    retriever.close()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--size", type=int)
     parser.add_argument("--import", dest="bulk", type=int)
+    parser.add_argument("--profile", type=int)
     parser.add_argument("--model", default="minilm")
     parser.add_argument("--rebuild", action="store_true")
     args = parser.parse_args()
+    if args.profile:
+        profile_hybrid(args.profile, args.model)
+        return
     if args.bulk:
         bulk = bulk_import(args.bulk)
         _save(f"tantivy_import_{args.bulk}", bulk)
