@@ -138,6 +138,9 @@ def _demo(check: bool) -> int:
                 samples = Path(folder) / "formats"
                 samples.mkdir()
                 formats = check_formats(library, samples)
+                from agentmaker.native_check import check_search_libraries
+
+                formats += check_search_libraries(Path(folder))
         finally:
             library.close()
     if not check:
