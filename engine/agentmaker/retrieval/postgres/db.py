@@ -35,12 +35,13 @@ from agentmaker.retrieval.postgres.check import classify_connect_error
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
-__all__ = ["Many", "PgDatabase", "Plan", "is_postgres_url", "qmark", "redact"]
+__all__ = ["Copy", "Many", "PgDatabase", "Plan", "is_postgres_url", "qmark", "redact"]
 
 Migration = str | Callable[["PgDatabase"], None]
 
 #: Statements a plan yields: ``(sql, params)`` runs one statement and sends its rows back;
-#: ``Many(sql, rows)`` runs one statement per row (nothing is sent back).
+#: ``Many(sql, rows)`` runs one statement per row and ``Copy(...)`` copies rows in
+#: (nothing is sent back for either).
 Statement = tuple[str, Sequence[Any]]
 
 
@@ -52,9 +53,29 @@ class Many:
         self.rows = rows
 
 
+class Copy:
+    """Rows sent by ``COPY … FROM STDIN (FORMAT BINARY)``: one round trip for a whole
+    batch, no SQL parsed per row (what bulk writes use instead of ``executemany``)."""
+
+    def __init__(
+        self,
+        table: str,
+        columns: Sequence[str],
+        types: Sequence[str],
+        rows: Any,
+        *,
+        cleaned: bool = False,
+    ) -> None:
+        self.sql = f"COPY {table} ({', '.join(columns)}) FROM STDIN (FORMAT BINARY)"
+        self.types = list(types)
+        self.rows = rows
+        #: True when the rows hold no text PostgreSQL refuses (tokens FTS5 made).
+        self.cleaned = cleaned
+
+
 #: A database conversation written once and run on a sync or an async connection: a
 #: generator that yields statements and receives their rows (see :func:`run_plan`).
-Plan = Generator[Statement | Many, list[tuple[Any, ...]], T]
+Plan = Generator[Statement | Many | Copy, list[tuple[Any, ...]], T]
 
 
 def redact(dsn: str) -> str:
@@ -128,10 +149,15 @@ def run_plan(plan: Plan[T], conn: psycopg.Connection[Any]) -> T:
         step = next(plan)
         while True:
             with conn.cursor() as cur:
-                if isinstance(step, Many):
+                rows: list[tuple[Any, ...]] = []
+                if isinstance(step, Copy):
+                    with cur.copy(step.sql) as copy:
+                        copy.set_types(step.types)
+                        for row in step.rows:
+                            copy.write_row(row if step.cleaned else clean(row))
+                elif isinstance(step, Many):
                     if step.rows:
                         cur.executemany(step.sql, clean(step.rows))
-                    rows: list[tuple[Any, ...]] = []
                 else:
                     cur.execute(step[0], clean(step[1]))
                     rows = cur.fetchall() if cur.description else []
@@ -146,10 +172,15 @@ async def arun_plan(plan: Plan[T], conn: psycopg.AsyncConnection[Any]) -> T:
         step = next(plan)
         while True:
             async with conn.cursor() as cur:
-                if isinstance(step, Many):
+                rows: list[tuple[Any, ...]] = []
+                if isinstance(step, Copy):
+                    async with cur.copy(step.sql) as copy:
+                        copy.set_types(step.types)
+                        for row in step.rows:
+                            await copy.write_row(row if step.cleaned else clean(row))
+                elif isinstance(step, Many):
                     if step.rows:
                         await cur.executemany(step.sql, clean(step.rows))
-                    rows: list[tuple[Any, ...]] = []
                 else:
                     await cur.execute(step[0], clean(step[1]))
                     rows = await cur.fetchall() if cur.description else []

@@ -7,7 +7,7 @@ both legs of a search run at once on two pooled async connections.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 import numpy as np
 
@@ -15,6 +15,7 @@ from agentmaker.retrieval.database import SHARED_USER
 from agentmaker.retrieval.fingerprint import MODEL_KEY, check_fingerprint, fingerprint_json
 from agentmaker.retrieval.hybrid import HybridRetriever
 from agentmaker.retrieval.ports import Embedder, FusionStrategy, Reranker
+from agentmaker.retrieval.postgres.bulk import BATCH_SIZE, BulkReport, bulk_add
 from agentmaker.retrieval.postgres.db import PgDatabase, Plan
 from agentmaker.retrieval.postgres.items import PgItemTable, delete_plan
 from agentmaker.retrieval.postgres.keyword_index import PgKeywordIndex
@@ -121,6 +122,30 @@ class PgHybridRetriever(HybridRetriever):
             scope = check_scope("delete", scope, all_scopes)
         with self.db.transaction():
             return self.db.run(self._delete_plan(ids, scope, all_scopes, filters))
+
+    def bulk_add(
+        self,
+        items: Iterable[RetrievalResult],
+        *,
+        scope: Scope | None = None,
+        batch_size: int = BATCH_SIZE,
+        rebuild_index: bool | None = None,
+        total: int | None = None,
+        memory_mb: int | None = None,
+        progress: Callable[[int], None] | None = None,
+    ) -> BulkReport:
+        """Add many items in large transactions, the HNSW index built once when the
+        import is as large as the library (see :mod:`agentmaker.retrieval.postgres.bulk`)."""
+        return bulk_add(
+            self,
+            items,
+            scope=scope,
+            batch_size=batch_size,
+            rebuild_index=rebuild_index,
+            total=total,
+            memory_mb=memory_mb,
+            progress=progress,
+        )
 
     def stored_items(self, ids: Sequence[str]) -> dict[str, tuple[str, np.ndarray]]:
         """``{id: (indexed text, vector)}`` for stored items (missing ids left out)."""

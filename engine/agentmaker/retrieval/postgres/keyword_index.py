@@ -22,17 +22,27 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from agentmaker.errors import ConfigurationError
 from agentmaker.retrieval.ports import KeywordIndex
-from agentmaker.retrieval.postgres.db import Many, PgDatabase, Plan
+from agentmaker.retrieval.postgres.db import Copy, PgDatabase, Plan
 from agentmaker.retrieval.postgres.items import RESULT_COLUMNS, PgItemTable, PgLeg, result
 from agentmaker.retrieval.postgres.tokens import Tokenizer
 from agentmaker.retrieval.sqlite import fts5_topk
 from agentmaker.retrieval.types import MetadataFilter, RetrievalResult, Scope
 
 K1, B = 1.2, 0.75
+
+
+@dataclass
+class Removed:
+    """What rows taken out of the index held: subtracted from the statistics."""
+
+    docs: int = 0
+    tokens: int = 0
+    terms: Counter[str] = field(default_factory=Counter)
 
 
 class PgKeywordIndex(PgLeg, KeywordIndex):
@@ -75,64 +85,74 @@ class PgKeywordIndex(PgLeg, KeywordIndex):
         self._tokenizer = Tokenizer()
         self._stats_lock = f"agentmaker:bm25:{t}"
 
+    @property
+    def tables(self) -> tuple[str, ...]:
+        """The tables this index keeps (postings, docs, terms, stats)."""
+        return tuple(f"{self.table}_{part}" for part in ("postings", "docs", "terms", "stats"))
+
     # --- writes -------------------------------------------------------------
 
     def _lock_stats(self) -> Plan[None]:
         yield ("SELECT pg_advisory_xact_lock(hashtext(%s))", (self._stats_lock,))
 
     def index_plan(self, rowids: Sequence[int], texts: Sequence[str]) -> Plan[None]:
-        """Index texts for item rows (replacing what those rows had)."""
+        """Index texts for item rows (replacing what those rows had).
+
+        The rows' own tables are written first (copied in, binary); the shared term
+        statistics last, under the lock, as one statement for the whole batch: a writer
+        holds the lock only for its last statements, not for its whole batch.
+        """
         if not rowids:
             return
         latest = dict(zip((int(r) for r in rowids), texts, strict=True))
         counted = self._tokenizer.count(list(latest.values()))
-        yield from self._lock_stats()
-        delta = yield from self._take_out(list(latest))
+        removed = yield from self._take_out(list(latest))
         t = self.table
-        terms: list[str] = []
-        post_rows: list[int] = []
-        tfs: list[int] = []
-        dls: list[int] = []
+        delta: Counter[str] = Counter()
+        postings: list[tuple[str, int, int, int]] = []
         tokens = 0
         for rowid, counts in zip(latest, counted, strict=True):
             for term, tf in counts.counts.items():
-                terms.append(term)
-                post_rows.append(rowid)
-                tfs.append(tf)
-                dls.append(counts.length)
+                postings.append((term, rowid, tf, counts.length))
                 delta[term] += 1
             tokens += counts.length
-        yield Many(
-            f"INSERT INTO {t}_docs (rowid, length, terms) VALUES (%s, %s, %s)",
+        # The migrations' INTEGER columns are BIGINT here (``db.pg_ddl``).
+        yield Copy(
+            f"{t}_docs",
+            ("rowid", "length", "terms"),
+            ("bigint", "bigint", "text[]"),
             [(r, c.length, sorted(c.counts)) for r, c in zip(latest, counted, strict=True)],
+            cleaned=True,
         )
-        if terms:
-            yield (
-                f"INSERT INTO {t}_postings (term, rowid, tf, dl) "
-                "SELECT * FROM unnest(%s::text[], %s::bigint[], %s::int[], %s::int[])",
-                (terms, post_rows, tfs, dls),
+        if postings:
+            yield Copy(
+                f"{t}_postings",
+                ("term", "rowid", "tf", "dl"),
+                ("text", "bigint", "bigint", "bigint"),
+                postings,
+                cleaned=True,
             )
-        yield from self._apply(delta, len(latest), tokens)
+        delta.update(removed.terms)
+        yield from self._lock_stats()
+        yield from self._apply(delta, len(latest) - removed.docs, tokens - removed.tokens)
 
-    def _take_out(self, rowids: Sequence[int]) -> Plan[Counter[str]]:
-        """Remove rows from the index; the term counts to subtract (negative) and the
-        statistics already updated for the rows' count and length."""
+    def _take_out(self, rowids: Sequence[int]) -> Plan[Removed]:
+        """Remove rows from the index (postings and what they held); what to subtract
+        from the shared statistics (the caller does it, under the lock)."""
         t = self.table
-        delta: Counter[str] = Counter()
+        removed = Removed()
         rows = yield (
             f"DELETE FROM {t}_docs WHERE rowid = ANY(%s) RETURNING length, terms",
             (list(rowids),),
         )
         if rows:
             yield (f"DELETE FROM {t}_postings WHERE rowid = ANY(%s)", (list(rowids),))
-            for _length, terms in rows:
+            for length, terms in rows:
+                removed.docs += 1
+                removed.tokens += int(length)
                 for term in terms:
-                    delta[term] -= 1
-            yield (
-                f"UPDATE {t}_stats SET docs = docs - %s, tokens = tokens - %s WHERE id = 1",
-                (len(rows), sum(int(r[0]) for r in rows)),
-            )
-        return delta
+                    removed.terms[term] -= 1
+        return removed
 
     def _apply(self, delta: Counter[str], docs: int, tokens: int) -> Plan[None]:
         t = self.table
@@ -157,9 +177,9 @@ class PgKeywordIndex(PgLeg, KeywordIndex):
         """Remove item rows from the index."""
         if not rowids:
             return
+        removed = yield from self._take_out(rowids)
         yield from self._lock_stats()
-        delta = yield from self._take_out(rowids)
-        yield from self._apply(delta, 0, 0)
+        yield from self._apply(removed.terms, -removed.docs, -removed.tokens)
 
     def add_plan(self, items: Sequence[RetrievalResult], scope: Scope | None) -> Plan[None]:
         if not items:

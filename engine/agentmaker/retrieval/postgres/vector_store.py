@@ -10,19 +10,31 @@ is small. Nothing is cached in memory: every search reads committed rows.
 
 from __future__ import annotations
 
+import logging
+import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
+import psycopg
 
 from agentmaker.errors import ConfigurationError
 from agentmaker.retrieval.ports import VectorStore
-from agentmaker.retrieval.postgres.db import Many, PgDatabase, Plan
+from agentmaker.retrieval.postgres.db import Copy, PgDatabase, Plan
 from agentmaker.retrieval.postgres.items import RESULT_COLUMNS, PgItemTable, PgLeg, result
 from agentmaker.retrieval.types import MetadataFilter, RetrievalResult, Scope
 
 #: HNSW candidates per search (pgvector's default is 40; the hybrid asks for 20-50).
 EF_SEARCH = 100
+#: The most ``maintenance_work_mem`` a session of this app asks for to build the HNSW
+#: index (MB). pgvector builds the graph in memory while it fits, and several times
+#: slower once it does not; the graph takes about ``4 * dimension + 700`` bytes a vector.
+BUILD_MEMORY_MB = 1024
+#: Parallel workers a build asks for (pgvector 0.6 builds HNSW in parallel).
+BUILD_WORKERS = 2
+
+log = logging.getLogger(__name__)
 
 
 class PgVectorStore(PgLeg, VectorStore):
@@ -69,6 +81,58 @@ class PgVectorStore(PgLeg, VectorStore):
         )
         if self.db.get_meta(f"{self.table}.dimension") is None:
             self.db.set_meta(f"{self.table}.dimension", str(dimension))
+        if not self.has_index():
+            self._restore_index()
+
+    # --- the HNSW index ------------------------------------------------------
+
+    @property
+    def index_name(self) -> str:
+        """The HNSW index's name."""
+        return f"{self.table}_hnsw"
+
+    @property
+    def build_lock(self) -> str:
+        """The session advisory lock a bulk import holds while the index is away."""
+        return f"agentmaker:hnsw:{self.table}"
+
+    def has_index(self) -> bool:
+        """True when the HNSW index exists and is valid (a failed concurrent build
+        leaves an invalid one behind)."""
+        rows = self.db.query_pg(
+            "SELECT i.indisvalid FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid "
+            "WHERE c.relname = %s AND c.relnamespace = current_schema()::regnamespace",
+            (self.index_name,),
+        )
+        return bool(rows and rows[0][0])
+
+    def _restore_index(self) -> None:
+        """An import that was interrupted after it dropped the index (a crash, a killed
+        app) left none: build it again, unless an import is running right now (it holds
+        the build lock and builds the index itself when it ends)."""
+        with self.db.pool.connection() as conn:
+            got = conn.execute("SELECT pg_try_advisory_lock(hashtext(%s))", (self.build_lock,))
+            row = got.fetchone()
+            if not (row and row[0]):
+                log.info(
+                    "%s: an import is running; its HNSW index comes when it ends", self.db.path
+                )
+                return
+            try:
+                if not self.has_index():
+                    log.warning(
+                        "%s: the HNSW index is missing (an import was interrupted); "
+                        "building it again",
+                        self.db.path,
+                    )
+                    build_index(conn, self)
+            finally:
+                conn.execute("SELECT pg_advisory_unlock(hashtext(%s))", (self.build_lock,))
+
+    def drop_index(self, conn: psycopg.Connection[Any]) -> None:
+        """Drop the HNSW index (a bulk import builds it again at the end; searches
+        meanwhile scan exactly). Waits for running searches, blocks new ones briefly."""
+        conn.execute(f"DROP INDEX IF EXISTS {self.index_name}")
 
     # --- writes -------------------------------------------------------------
 
@@ -89,14 +153,19 @@ class PgVectorStore(PgLeg, VectorStore):
         return vectors / norms
 
     def index_plan(self, rowids: Sequence[int], vectors: np.ndarray) -> Plan[None]:
-        """Store (or replace) the vectors of item rows."""
+        """Store (or replace) the vectors of item rows: a replaced row's vector is
+        deleted, then the batch is copied in (one round trip, binary)."""
         if len(rowids) == 0:
             return
         vectors = self._check_vectors(vectors)
-        yield Many(
-            f"INSERT INTO {self.table}(rowid, embedding) VALUES (%s, %s) "
-            "ON CONFLICT (rowid) DO UPDATE SET embedding = excluded.embedding",
-            [(int(r), vectors[i]) for i, r in enumerate(rowids)],
+        latest = {int(r): i for i, r in enumerate(rowids)}  # a rowid twice: its last vector
+        yield (f"DELETE FROM {self.table} WHERE rowid = ANY(%s)", (list(latest),))
+        yield Copy(
+            self.table,
+            ("rowid", "embedding"),
+            ("bigint", "vector"),
+            [(r, vectors[i]) for r, i in latest.items()],
+            cleaned=True,
         )
 
     def unindex_plan(self, rowids: Sequence[int]) -> Plan[None]:
@@ -203,6 +272,48 @@ class PgVectorStore(PgLeg, VectorStore):
     def close(self) -> None:
         if self._owns_db:
             self.db.close()
+
+
+def build_memory_mb(rows: int, dimension: int, cap: int = BUILD_MEMORY_MB) -> int:
+    """``maintenance_work_mem`` for building the HNSW index over ``rows`` vectors: room
+    for the whole graph (so pgvector builds it in memory), at least 64 MB, at most ``cap``."""
+    need = rows * (4 * dimension + 700) * 1.15 / 2**20
+    return int(max(64, min(cap, need)))
+
+
+def build_index(
+    conn: psycopg.Connection[Any],
+    store: PgVectorStore,
+    *,
+    memory_mb: int | None = None,
+    workers: int = BUILD_WORKERS,
+) -> float:
+    """Build the store's HNSW index on an autocommit connection, ``CONCURRENTLY`` (other
+    apps keep searching and writing meanwhile); seconds taken.
+
+    The session asks for ``maintenance_work_mem`` (from :func:`build_memory_mb` unless
+    given) and ``max_parallel_maintenance_workers``; both are reset afterwards, since the
+    connection goes back to the pool.
+    """
+    started = time.perf_counter()
+    if store.has_index():
+        return 0.0
+    rows = conn.execute(f"SELECT count(*) FROM {store.table}").fetchone()
+    count = int(rows[0]) if rows else 0
+    mb = memory_mb or build_memory_mb(count, store.dimension or 0)
+    conn.execute(f"SET maintenance_work_mem = '{int(mb)}MB'")
+    conn.execute(f"SET max_parallel_maintenance_workers = {int(workers)}")
+    try:
+        # A concurrent build that failed (or was killed) leaves an invalid index behind.
+        conn.execute(f"DROP INDEX CONCURRENTLY IF EXISTS {store.index_name}")
+        conn.execute(
+            f"CREATE INDEX CONCURRENTLY {store.index_name} ON {store.table} "
+            "USING hnsw (embedding vector_cosine_ops)"
+        )
+    finally:
+        conn.execute("RESET maintenance_work_mem")
+        conn.execute("RESET max_parallel_maintenance_workers")
+    return time.perf_counter() - started
 
 
 def _array(value: object) -> np.ndarray:
