@@ -39,6 +39,33 @@ def _alternating(fns: dict[str, Any], args: list[Any], rounds: int = 2) -> dict[
     return {name: _stats(values) for name, values in times.items()}
 
 
+def _small_sqlite(n: int) -> None:
+    """A SQLite library below the graph's size, built as ``scale_data.build_library``
+    does (which waits for a graph that a small library never gets)."""
+    from agentmaker.retrieval.sqlite.hybrid import build_sqlite_hybrid
+
+    path = scale_data.library_path(pg_scale.MODEL, n)
+    texts = scale_data.library_texts(n)
+    matrix = scale_data.library_vectors(pg_scale.MODEL, n)
+    retriever = build_sqlite_hybrid(
+        scale_data.StaticEmbedder(f"scale-{pg_scale.MODEL}"),
+        path,
+        metadata_columns=pg_scale.COLUMNS,
+    )
+    started = time.perf_counter()
+    for at in range(0, n, 2000):
+        retriever.add(
+            list(pg_scale._items(texts, matrix, at, min(at + 2000, n))), scope=scale_data.RAG
+        )
+    seconds = time.perf_counter() - started
+    retriever.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    retriever.close()
+    info = {"n": n, "ingest_seconds": round(seconds, 1), "items_per_s": round(n / seconds)}
+    info |= {"library_bytes": path.stat().st_size, "load": pg_scale._load()}
+    path.with_suffix(".json").write_text(json.dumps(info))
+    log(f"sqlite {n}: {info}")
+
+
 def _open(n: int) -> tuple[Any, Any, list[str], np.ndarray]:
     from agentmaker.retrieval.postgres import build_postgres_hybrid
     from agentmaker.retrieval.sqlite.hybrid import build_sqlite_hybrid
@@ -46,8 +73,7 @@ def _open(n: int) -> tuple[Any, Any, list[str], np.ndarray]:
     pg_scale._paths()
     path = scale_data.library_path(pg_scale.MODEL, n)
     if not path.exists():
-        log(f"sqlite {n}: building the library (scale_data.build_library)")
-        scale_data.build_library(pg_scale.MODEL, n)
+        _small_sqlite(n)
     texts, qv = _query_set(pg_scale.MODEL)
     embedder = scale_data.StaticEmbedder(
         f"scale-{pg_scale.MODEL}", dict(zip(texts, qv, strict=True))
