@@ -198,3 +198,38 @@ def plot() -> None:
     fig.tight_layout()
     fig.savefig(PLOT, dpi=110)
     log(f"wrote {PLOT}")
+
+
+def keyword_shortlist(n: int) -> dict[str, Any]:
+    """The PostgreSQL keyword leg with and without the rare-term shortlist
+    (``keyword_index.RARE_FIRST_ROWS``), alternating round by round; top 20."""
+    from agentmaker.retrieval.postgres import build_postgres_hybrid, keyword_index
+
+    srv = pg_scale.server()
+    pg = build_postgres_hybrid(
+        pg_scale.database(srv, n),
+        scale_data.StaticEmbedder(f"scale-{pg_scale.MODEL}"),
+        metadata_columns=pg_scale.COLUMNS,
+    )
+    kw, rag, shipped = pg.keyword_index, scale_data.RAG, keyword_index.RARE_FIRST_ROWS
+    out: dict[str, Any] = {"n": n, "load_before": pg_scale._load()}
+
+    def run(rows: int) -> Any:
+        def search(query: str) -> list[str]:
+            keyword_index.RARE_FIRST_ROWS = rows
+            return [r.id for r in kw.search(query, top_k=20, scope=rag)]
+
+        return search
+
+    try:
+        for k, queries in keyword_queries().items():
+            for q in queries:  # the same top 20 either way (the shortlist is exact)
+                assert run(0)(q) == run(shipped)(q), q
+            out[f"{k}w"] = _alternating({"without": run(0), "with": run(shipped)}, queries)
+            log(f"{n} keyword {k}w {out[f'{k}w']} (load {pg_scale._load()})")
+    finally:
+        keyword_index.RARE_FIRST_ROWS = shipped
+    out["load_after"] = pg_scale._load()
+    pg.close()
+    (pg_scale.OUT / f"pg_keyword_{n}.json").write_text(json.dumps(out, indent=1))
+    return out

@@ -144,16 +144,27 @@ class PgKeywordIndex(PgLeg, KeywordIndex):
         t = self.table
         removed = Removed()
         rows = yield (
-            f"DELETE FROM {t}_docs WHERE rowid = ANY(%s) RETURNING length, terms",
+            f"DELETE FROM {t}_docs WHERE rowid = ANY(%s) RETURNING rowid, length, terms",
             (list(rowids),),
         )
         if rows:
-            yield (f"DELETE FROM {t}_postings WHERE rowid = ANY(%s)", (list(rowids),))
-            for length, terms in rows:
+            # By (term, rowid), the postings' primary key: a row's terms are in its docs
+            # row. ``WHERE rowid = ANY(…)`` alone cannot use that key and scanned every
+            # posting (94 s to delete 5,000 rows at 100k chunks).
+            pairs_terms: list[str] = []
+            pairs_rows: list[int] = []
+            for rowid, length, terms in rows:
                 removed.docs += 1
                 removed.tokens += int(length)
                 for term in terms:
                     removed.terms[term] -= 1
+                    pairs_terms.append(term)
+                    pairs_rows.append(int(rowid))
+            yield (
+                f"DELETE FROM {t}_postings p USING unnest(%s::text[], %s::bigint[]) "
+                "AS d(term, rowid) WHERE p.term = d.term AND p.rowid = d.rowid",
+                (pairs_terms, pairs_rows),
+            )
         return removed
 
     def _apply(self, delta: Counter[str], docs: int, tokens: int) -> Plan[None]:
