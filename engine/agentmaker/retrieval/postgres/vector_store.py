@@ -26,7 +26,9 @@ from agentmaker.retrieval.postgres.items import RESULT_COLUMNS, PgItemTable, PgL
 from agentmaker.retrieval.types import MetadataFilter, RetrievalResult, Scope
 
 #: HNSW candidates per search (pgvector's default is 40; the hybrid asks for 20-50).
-EF_SEARCH = 100
+#: Measured on real MiniLM vectors (REPORT §11): recall@10 against exact search at 1M
+#: chunks 0.84 / 0.92 / 0.96 at 40 / 100 / 200, dense p50 3.4 / 4.6 / 7.6 ms.
+EF_SEARCH = 200
 #: The most ``maintenance_work_mem`` a session of this app asks for to build the HNSW
 #: index (MB). pgvector builds the graph in memory while it fits, and several times
 #: slower once it does not; the graph takes about ``4 * dimension + 700`` bytes a vector.
