@@ -41,7 +41,7 @@ if TYPE_CHECKING:
 #: Items a batch writes in one transaction.
 BATCH_SIZE = 5000
 #: Imports smaller than this keep the HNSW index in place (building it costs more).
-REBUILD_MIN = 20_000
+REBUILD_MIN = 5_000
 
 
 @dataclass
