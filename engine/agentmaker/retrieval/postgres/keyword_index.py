@@ -34,8 +34,6 @@ from agentmaker.retrieval.sqlite import fts5_topk
 from agentmaker.retrieval.types import MetadataFilter, RetrievalResult, Scope
 
 K1, B = 1.2, 0.75
-#: Rows a query's rare terms shortlist before they are scored in full (``_rare_first``).
-RARE_FIRST_ROWS = 400
 
 
 @dataclass
@@ -259,12 +257,9 @@ class PgKeywordIndex(PgLeg, KeywordIndex):
                     break
                 if not rare:
                     continue
-                bound = sum(fts5_topk.idf(total, df[term]) * (K1 + 1) for term in common)
-                best = yield from self._rare_first(terms, rare, bound, limit, top_k, where, params)
-                if best is not None:
-                    break
                 ranked = yield (self._ranking_sql(candidates=True), [terms, rare, limit])
                 best = yield from self._passing(ranked, where, params)
+                bound = sum(fts5_topk.idf(total, df[term]) * (K1 + 1) for term in common)
                 if len(best) >= top_k and best[top_k - 1][1] >= bound:
                     break
                 best = None
@@ -300,40 +295,6 @@ class PgKeywordIndex(PgLeg, KeywordIndex):
             results.append(item)
         return results
 
-    def _rare_first(
-        self,
-        terms: list[str],
-        rare: list[str],
-        bound: float,
-        limit: int,
-        top_k: int,
-        where: str,
-        params: list[object],
-    ) -> Plan[list[tuple[int, float]] | None]:
-        """The top k from a shortlist, or None when it cannot be proven.
-
-        A row's score is its rare terms' part plus its common terms' part, and the
-        common part is at most ``bound``. So rank rows by their rare terms alone (one
-        aggregate over those short posting lists), score the best ``RARE_FIRST_ROWS``
-        fully (a few thousand index probes instead of one per row holding a rare term),
-        and accept when the k-th best beats anything outside the shortlist: its rare part
-        is at most the shortlist's last one (zero when the shortlist holds every such
-        row), plus ``bound``.
-        """
-        if RARE_FIRST_ROWS <= 0:  # switched off (to measure what it saves)
-            return None
-        size = max(RARE_FIRST_ROWS, 4 * limit)
-        partial = yield (self._ranking_sql(), [rare, size])
-        if not partial:
-            return None
-        cutoff = float(partial[-1][1]) if len(partial) == size else 0.0
-        rowids = [int(r[0]) for r in partial]
-        ranked = yield (self._ranking_sql(rows=True), [terms, rowids, limit])
-        best = yield from self._passing(ranked, where, params)
-        if len(best) >= top_k and best[top_k - 1][1] > cutoff + bound:
-            return best
-        return None
-
     def _passing(
         self, ranked: list[tuple[object, ...]], where: str, params: list[object]
     ) -> Plan[list[tuple[int, float]]]:
@@ -348,21 +309,13 @@ class PgKeywordIndex(PgLeg, KeywordIndex):
         passing = {int(r[0]) for r in rows}
         return [(int(r[0]), float(r[1])) for r in ranked if int(r[0]) in passing]  # type: ignore[call-overload, arg-type]
 
-    def _ranking_sql(
-        self, *, join: str = "", where: str = "", candidates: bool = False, rows: bool = False
-    ) -> str:
+    def _ranking_sql(self, *, join: str = "", where: str = "", candidates: bool = False) -> str:
         """BM25 over the postings of ``%s`` (the query's terms), best ``%s`` rows first;
         ``join``/``where`` add the item table's filter; ``candidates`` scores only the
-        rows holding one of a second ``%s`` list of terms (probing each one's postings),
-        ``rows`` only the rows of a ``%s`` list of rowids.
+        rows holding one of a second ``%s`` list of terms (probing each one's postings).
         One statement: one snapshot of the postings and the statistics."""
         t = self.table
-        if rows:
-            source = (
-                "unnest(%s::bigint[]) AS c(rowid) CROSS JOIN q "
-                f"JOIN {t}_postings p ON p.term = q.term AND p.rowid = c.rowid"
-            )
-        elif candidates:
+        if candidates:
             source = (
                 f"(SELECT DISTINCT rowid FROM {t}_postings WHERE term = ANY(%s)) c "
                 f"CROSS JOIN q JOIN {t}_postings p ON p.term = q.term AND p.rowid = c.rowid"
