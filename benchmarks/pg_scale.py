@@ -9,6 +9,7 @@ data directory to ``/work/data/pgscale/server`` (override with ``PGSCALE_DATA``)
     nice -n 10 .venv/bin/python -m benchmarks.pg_scale build 100000   # bulk import, sizes
     nice -n 10 .venv/bin/python -m benchmarks.pg_scale per-row 100000  # old vs bulk rate at 100k
     nice -n 10 .venv/bin/python -m benchmarks.pg_scale measure 100000  # both backends, one process
+    nice -n 10 .venv/bin/python -m benchmarks.pg_scale keyword 1000000 # keyword leg alone
     .venv/bin/python -m benchmarks.pg_scale plot                       # benchmarks/pg_scale.png
 
 The server: pgserver's PostgreSQL 16.2 + pgvector 0.6.2, fsync on, with settings for a
@@ -238,7 +239,7 @@ def per_row(n: int, extra: int = 5000) -> dict[str, Any]:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("step", choices=["build", "per-row", "measure", "plot", "stop"])
+    parser.add_argument("step", choices=["build", "per-row", "measure", "keyword", "plot", "stop"])
     parser.add_argument("sizes", type=int, nargs="*", default=[10_000, 100_000, 1_000_000])
     args = parser.parse_args(argv)
     if args.step == "build":
@@ -252,6 +253,11 @@ def main(argv: list[str] | None = None) -> None:
 
         for n in args.sizes:
             measure(n)
+    elif args.step == "keyword":
+        from benchmarks.pg_scale_measure import keyword
+
+        for n in args.sizes:
+            keyword(n)
     elif args.step == "plot":
         from benchmarks.pg_scale_measure import plot
 

@@ -198,3 +198,32 @@ def plot() -> None:
     fig.tight_layout()
     fig.savefig(PLOT, dpi=110)
     log(f"wrote {PLOT}")
+
+
+def keyword(n: int) -> dict[str, Any]:
+    """The PostgreSQL keyword leg alone (1, 3 and 8 words, top 20, 2 rounds), for
+    comparing engine versions back to back: the file is named after the engine's path."""
+    import sys
+
+    from agentmaker.retrieval.postgres import build_postgres_hybrid
+
+    srv = pg_scale.server()
+    pg = build_postgres_hybrid(
+        pg_scale.database(srv, n),
+        scale_data.StaticEmbedder(f"scale-{pg_scale.MODEL}"),
+        metadata_columns=pg_scale.COLUMNS,
+    )
+    kw, rag = pg.keyword_index, scale_data.RAG
+    engine = str(sys.modules["agentmaker"].__file__)
+    out: dict[str, Any] = {"n": n, "engine": engine, "load_before": pg_scale._load()}
+    for k, queries in keyword_queries().items():
+        out[f"{k}w"] = _alternating({"pg": lambda q: kw.search(q, top_k=20, scope=rag)}, queries)[
+            "pg"
+        ]
+    out["load_after"] = pg_scale._load()
+    pg.close()
+    tag = "".join(c if c.isalnum() else "_" for c in engine.split("/agentmaker/")[0])[-24:]
+    stamp = time.strftime("%H%M%S")
+    (pg_scale.OUT / f"pg_keyword_{n}_{tag}_{stamp}.json").write_text(json.dumps(out, indent=1))
+    log(json.dumps(out))
+    return out

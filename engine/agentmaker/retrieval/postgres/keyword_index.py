@@ -34,6 +34,12 @@ from agentmaker.retrieval.sqlite import fts5_topk
 from agentmaker.retrieval.types import MetadataFilter, RetrievalResult, Scope
 
 K1, B = 1.2, 0.75
+#: One posting's BM25 part, FTS5's formula in float8 (a bare literal such as ``0.75``
+#: is NUMERIC in PostgreSQL and made every row's arithmetic decimal).
+_TERM_SCORE = (
+    f"q.w * p.tf * {K1 + 1}::float8 / (p.tf + {K1}::float8 * "
+    f"({1 - B}::float8 + {B}::float8 * p.dl / st.avgdl))"
+)
 
 
 @dataclass
@@ -269,12 +275,13 @@ class PgKeywordIndex(PgLeg, KeywordIndex):
             # item table costs more than ranking them. When too few of them pass, the
             # filter joins inside the ranking query (a pre-filter, never top-k-then-
             # filter).
-            ranked = yield (self._ranking_sql(), [terms, limit])
+            single = len(terms) == 1
+            ranked = yield (self._ranking_sql(single=single), [terms, limit])
             best = yield from self._passing(ranked, where, params)
             if len(best) < top_k and len(ranked) == limit:
                 join = f"JOIN {self.items.table} i ON i.rowid = p.rowid"
                 ranked = yield (
-                    self._ranking_sql(join=join, where=f"WHERE {where}"),
+                    self._ranking_sql(join=join, where=f"WHERE {where}", single=single),
                     [terms, *params, top_k],
                 )
                 best = [(int(r[0]), float(r[1])) for r in ranked]
@@ -309,11 +316,16 @@ class PgKeywordIndex(PgLeg, KeywordIndex):
         passing = {int(r[0]) for r in rows}
         return [(int(r[0]), float(r[1])) for r in ranked if int(r[0]) in passing]  # type: ignore[call-overload, arg-type]
 
-    def _ranking_sql(self, *, join: str = "", where: str = "", candidates: bool = False) -> str:
+    def _ranking_sql(
+        self, *, join: str = "", where: str = "", candidates: bool = False, single: bool = False
+    ) -> str:
         """BM25 over the postings of ``%s`` (the query's terms), best ``%s`` rows first;
         ``join``/``where`` add the item table's filter; ``candidates`` scores only the
         rows holding one of a second ``%s`` list of terms (probing each one's postings).
-        One statement: one snapshot of the postings and the statistics."""
+        ``single``: the query is one term, so each row has one posting and needs no
+        aggregate (a one-word query on a common word scores every posting of it: at 1M
+        chunks grouping 241k rows took 0.5 s of the 0.6). One statement: one snapshot of
+        the postings and the statistics."""
         t = self.table
         if candidates:
             source = (
@@ -330,10 +342,10 @@ class PgKeywordIndex(PgLeg, KeywordIndex):
             f"THEN ln((st.n - k.df + 0.5) / (k.df + 0.5)) ELSE 1e-6 END AS w "
             f"FROM unnest(%s::text[]) AS u(term) JOIN {t}_terms k ON k.term = u.term "
             f"CROSS JOIN st) "
-            f"SELECT p.rowid, sum(q.w * p.tf * {K1 + 1} / (p.tf + {K1} * "
-            f"({1 - B} + {B} * p.dl / st.avgdl))) AS score "
+            f"SELECT p.rowid, {'' if single else 'sum'}({_TERM_SCORE}) AS score "
             f"FROM {source} {join} CROSS JOIN st "
-            f"{where} GROUP BY p.rowid ORDER BY score DESC, p.rowid LIMIT %s"
+            f"{where} {'' if single else 'GROUP BY p.rowid '}"
+            "ORDER BY score DESC, p.rowid LIMIT %s"
         )
 
     def search(

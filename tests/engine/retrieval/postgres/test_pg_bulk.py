@@ -126,6 +126,27 @@ def test_bulk_imported_scores_equal_the_sqlite_legs(pg_dsn: str, query: str) -> 
         pg.close()
 
 
+@pytest.mark.parametrize("query", ["meal", "code3", "hotel night"])
+def test_one_word_queries_with_a_narrow_filter_equal_the_sqlite_legs(pg_dsn: str, query) -> None:
+    from agentmaker.retrieval import MetadataFilter
+
+    items = _items(400)
+    sqlite, pg = build_sqlite_hybrid(FakeEmbedder(), metadata_columns=("doc_id",)), _open(pg_dsn)
+    try:
+        sqlite.add(items, scope=RAG)
+        pg.bulk_add(items, scope=RAG, batch_size=100)
+        for flt in (None, [MetadataFilter("doc_id", "d3")]):  # d3: 10 rows of 400
+            want = sqlite.keyword_index.search(query, top_k=5, scope=RAG, filters=flt)
+            got = pg.keyword_index.search(query, top_k=5, scope=RAG, filters=flt)
+            assert want or flt, query
+            assert [(h.id, round(h.score, 6)) for h in got] == [
+                (h.id, round(h.score, 6)) for h in want
+            ]
+    finally:
+        sqlite.close()
+        pg.close()
+
+
 def test_a_batch_failing_midway_leaves_nothing_of_it(pg_server) -> None:
     bulk, reference = _open(pg_server.fresh_database()), _open(pg_server.fresh_database())
     try:

@@ -37,7 +37,14 @@ def pg(pg_dsn: str):
 
 @pytest.mark.parametrize(
     "query",
-    ["meal allowance", "refunded class tickets", "hotel receipts per night", "日本的首都", "东京"],
+    [
+        "meal allowance",
+        "refunded class tickets",
+        "hotel receipts per night",
+        "日本的首都",
+        "东京",
+        "refunded",
+    ],
 )
 def test_bm25_scores_equal_the_sqlite_legs(pg, query: str) -> None:
     sqlite = build_sqlite_hybrid(FakeEmbedder(), metadata_columns=("doc_id",))
