@@ -338,8 +338,11 @@ class PgKeywordIndex(PgLeg, KeywordIndex):
             f"WITH st AS (SELECT docs::float8 AS n, "
             f"CASE WHEN docs > 0 THEN tokens::float8 / docs ELSE 1 END AS avgdl "
             f"FROM {t}_stats WHERE id = 1), "
-            f"q AS (SELECT k.term, CASE WHEN st.n - k.df + 0.5 > k.df + 0.5 "
-            f"THEN ln((st.n - k.df + 0.5) / (k.df + 0.5)) ELSE 1e-6 END AS w "
+            # MATERIALIZED: the term weights once per term, not once per posting (the
+            # planner inlines a plain CTE and then evaluated ln() for every row).
+            f"q AS MATERIALIZED (SELECT k.term, "
+            f"CASE WHEN st.n - k.df + 0.5 > k.df::float8 + 0.5 "
+            f"THEN ln((st.n - k.df + 0.5) / (k.df::float8 + 0.5)) ELSE 1e-6 END AS w "
             f"FROM unnest(%s::text[]) AS u(term) JOIN {t}_terms k ON k.term = u.term "
             f"CROSS JOIN st) "
             f"SELECT p.rowid, {'' if single else 'sum'}({_TERM_SCORE}) AS score "
