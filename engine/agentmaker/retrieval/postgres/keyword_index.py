@@ -34,6 +34,10 @@ from agentmaker.retrieval.sqlite import fts5_topk
 from agentmaker.retrieval.types import MetadataFilter, RetrievalResult, Scope
 
 K1, B = 1.2, 0.75
+#: The rare-term ranking probes every query term for each row holding a rare one; when
+#: that is more than this many times the postings the full query reads, the full query
+#: is cheaper (measured at 1M chunks: a probe costs ~0.3 µs, a scanned posting ~0.7 µs).
+PROBE_RATIO = 3
 #: One posting's BM25 part, FTS5's formula in float8 (a bare literal such as ``0.75``
 #: is NUMERIC in PostgreSQL and made every row's arithmetic decimal).
 _TERM_SCORE = (
@@ -263,6 +267,10 @@ class PgKeywordIndex(PgLeg, KeywordIndex):
                     break
                 if not rare:
                     continue
+                if sum(df[term] for term in rare) * len(terms) > PROBE_RATIO * sum(
+                    df[term] for term in terms
+                ):
+                    break  # more probes than the full query reads rows: run that
                 ranked = yield (self._ranking_sql(candidates=True), [terms, rare, limit])
                 best = yield from self._passing(ranked, where, params)
                 bound = sum(fts5_topk.idf(total, df[term]) * (K1 + 1) for term in common)
