@@ -27,16 +27,31 @@ import itertools
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence, Sized
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import psycopg
 
 from agentmaker.errors import StorageError
-from agentmaker.retrieval.postgres.vector_store import build_index
+from agentmaker.retrieval.postgres.db import PgDatabase
+from agentmaker.retrieval.postgres.items import PgItemTable
+from agentmaker.retrieval.postgres.keyword_index import PgKeywordIndex
+from agentmaker.retrieval.postgres.vector_store import PgVectorStore, build_index
 from agentmaker.retrieval.types import RetrievalResult, Scope
 
-if TYPE_CHECKING:
-    from agentmaker.retrieval.postgres.hybrid import PgHybridRetriever
+
+class BulkTarget(Protocol):
+    """What an import writes through: ``PgHybridRetriever`` (named here as a protocol so
+    that this module does not import the one that calls it)."""
+
+    db: PgDatabase
+    items: PgItemTable
+    vector_store: PgVectorStore
+    keyword_index: PgKeywordIndex
+
+    def _embed_missing(self, items: Sequence[RetrievalResult]) -> list[RetrievalResult]: ...
+
+    def _write_both(self, items: list[RetrievalResult], scope: Scope | None) -> None: ...
+
 
 #: Items a batch writes in one transaction.
 BATCH_SIZE = 5000
@@ -64,7 +79,7 @@ def _batches(items: Iterable[RetrievalResult], size: int) -> Iterator[list[Retri
 
 
 def bulk_add(
-    retriever: PgHybridRetriever,
+    retriever: BulkTarget,
     items: Iterable[RetrievalResult],
     *,
     scope: Scope | None = None,
@@ -121,7 +136,7 @@ def bulk_add(
 
 
 def _write(
-    retriever: PgHybridRetriever,
+    retriever: BulkTarget,
     batch: Sequence[RetrievalResult],
     scope: Scope | None,
     report: BulkReport,
