@@ -11,10 +11,13 @@ data directory to ``/work/data/pgscale/server`` (override with ``PGSCALE_DATA``)
     nice -n 10 .venv/bin/python -m benchmarks.pg_scale measure 100000  # both backends, one process
     nice -n 10 .venv/bin/python -m benchmarks.pg_scale keyword 1000000 # keyword leg alone
     .venv/bin/python -m benchmarks.pg_scale plot                       # benchmarks/pg_scale.png
+    .venv/bin/python -m benchmarks.pg_scale stop                       # stop the server
 
 The server: pgserver's PostgreSQL 16.2 + pgvector 0.6.2, fsync on, with settings for a
 24 GB machine shared with other work (``SETTINGS``). The SQLite libraries at 100k and 1M
-are copies of the ones the SQLite scale run built; 10k is built here the same way.
+are copies of the ones the SQLite scale run built (``cp --sparse=always
+out/scale_ro/library_minilm_{100000,1000000}_s2.{json,sqlite,sqlite.graph-*} out/pgscale/``
+first); 10k is built here the same way.
 """
 
 from __future__ import annotations
@@ -263,9 +266,11 @@ def main(argv: list[str] | None = None) -> None:
 
         plot()
     elif args.step == "stop":
-        import pgserver
+        from pgserver._commands import pg_ctl
 
-        pgserver.get_server(DATA, cleanup_mode="stop").cleanup()
+        # As the user pgserver runs the server as (``pgserver`` when started by root).
+        user = "pgserver" if os.geteuid() == 0 else None
+        pg_ctl(["-w", "stop", "-m", "fast"], pgdata=DATA, user=user)
     sys.stdout.flush()
 
 
