@@ -127,7 +127,19 @@ class PgVectorStore(PgLeg, VectorStore):
                         "building it again",
                         self.db.path,
                     )
-                    build_index(conn, self)
+                    try:
+                        build_index(conn, self)
+                    except psycopg.errors.InsufficientPrivilege:
+                        # A member's login that does not own the tables: searches stay
+                        # exact (right, slower) until the owner builds the index.
+                        log.warning(
+                            "%s: the HNSW index is missing and this login may not build it; "
+                            "ask the library's owner to run: CREATE INDEX CONCURRENTLY "
+                            "%s ON %s USING hnsw (embedding vector_cosine_ops)",
+                            self.db.path,
+                            self.index_name,
+                            self.table,
+                        )
             finally:
                 conn.execute("SELECT pg_advisory_unlock(hashtext(%s))", (self.build_lock,))
 

@@ -222,3 +222,28 @@ def test_an_index_lost_by_an_interrupted_import_comes_back(pg_dsn: str) -> None:
         assert after.vector_store.has_index()
     finally:
         after.close()
+
+
+def test_a_member_who_may_not_build_the_index_still_opens_the_library(pg_server, pg_dsn) -> None:
+    import uuid
+
+    from tests.pg_roles import as_user, database_of
+
+    owner = _open(pg_dsn)
+    owner.add(_items(30), scope=RAG)
+    owner.db.execute_pg("DROP INDEX vec_vectors_hnsw")  # an import died; the owner is away
+    owner.close()
+    role = f"member_{uuid.uuid4().hex[:8]}"
+    pg_server.admin(f"CREATE ROLE {role} LOGIN")
+    pg_server.admin(
+        f"GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO {role}; "
+        f"GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA public TO {role}",
+        database=database_of(pg_dsn),
+    )
+    member = _open(as_user(pg_dsn, role))  # may not CREATE INDEX on the owner's table
+    try:
+        assert not member.vector_store.has_index()
+        hits = member.vector_store.search(FakeEmbedder().embed_query("meal"), top_k=3, scope=RAG)
+        assert len(hits) == 3  # exact meanwhile
+    finally:
+        member.close()
