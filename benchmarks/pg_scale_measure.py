@@ -21,7 +21,13 @@ from benchmarks import pg_scale, scale_data
 from benchmarks.common import HERE, log
 from benchmarks.scale import _exact_top10
 from benchmarks.scale_corpus import vectors
-from benchmarks.scale_measure import _graph_ready, _query_set, _stats, keyword_queries
+from benchmarks.scale_measure import (
+    _graph_ready,
+    _keywords_ready,
+    _query_set,
+    _stats,
+    keyword_queries,
+)
 
 EF_VALUES = (40, 100, 200)
 PLOT = HERE / "pg_scale.png"
@@ -80,6 +86,7 @@ def _open(n: int) -> tuple[Any, Any, list[str], np.ndarray]:
     )
     sqlite = build_sqlite_hybrid(embedder, path, metadata_columns=pg_scale.COLUMNS)
     _graph_ready(sqlite)
+    log(f"sqlite {n}: keyword copy {_keywords_ready(sqlite)}")
     srv = pg_scale.server()
     pg = build_postgres_hybrid(
         pg_scale.database(srv, n), embedder, metadata_columns=pg_scale.COLUMNS
@@ -94,6 +101,8 @@ def measure(n: int) -> dict[str, Any]:
     sqlite, pg, texts, qv = _open(n)
     rag = scale_data.RAG
     out: dict[str, Any] = {"n": n, "load_before": pg_scale._load()}
+    cache = sqlite.keyword_index.cache
+    out["sqlite_keyword_leg"] = "fts5" if cache is None else f"tantivy copy: {cache.status}"
     assert pg.count(scope=rag) == n, pg.count(scope=rag)
     backends = {"sqlite": sqlite, "postgresql": pg}
     for r in backends.values():
