@@ -24,6 +24,7 @@ killed importer never leaves it held.
 from __future__ import annotations
 
 import itertools
+import logging
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence, Sized
 from dataclasses import dataclass
@@ -52,6 +53,8 @@ class BulkTarget(Protocol):
 
     def _write_both(self, items: list[RetrievalResult], scope: Scope | None) -> None: ...
 
+
+log = logging.getLogger(__name__)
 
 #: Items a batch writes in one transaction.
 BATCH_SIZE = 5000
@@ -102,18 +105,20 @@ def bulk_add(
     if total is None and isinstance(items, Sized):
         total = len(items)
     if rebuild_index is None:
-        existing = retriever.items.count()
+        # Every person's rows count (the items have row-level security, the vectors not).
+        existing = (
+            int(db.query_pg(f"SELECT count(*) FROM {store.table}")[0][0]) if store.dimension else 0
+        )
         rebuild_index = total is not None and total >= max(REBUILD_MIN, existing)
     report = BulkReport()
     started = time.perf_counter()
     with db.pool.connection() as holder:
         if rebuild_index:
             holder.execute("SELECT pg_advisory_lock(hashtext(%s))", (store.build_lock,))
+            if not _drop_index(retriever):
+                holder.execute("SELECT pg_advisory_unlock(hashtext(%s))", (store.build_lock,))
+                rebuild_index = False
         try:
-            if rebuild_index:
-                with db.transaction():
-                    db.execute_pg("SELECT pg_advisory_xact_lock(hashtext('agentmaker:migrate'))")
-                    db.execute_pg(f"DROP INDEX IF EXISTS {store.index_name}")
             for batch in _batches(items, batch_size):
                 _write(retriever, batch, scope, report)
                 if progress is not None:
@@ -133,6 +138,24 @@ def bulk_add(
             db.execute_pg(f"ANALYZE {table}")
     report.seconds = time.perf_counter() - started
     return report
+
+
+def _drop_index(retriever: BulkTarget) -> bool:
+    """Drop the HNSW index for the import; False when this login may not (a member's
+    login on tables the library's owner made: the import keeps the index, slower)."""
+    db, store = retriever.db, retriever.vector_store
+    try:
+        with db.transaction():
+            db.execute_pg("SELECT pg_advisory_xact_lock(hashtext('agentmaker:migrate'))")
+            db.execute_pg(f"DROP INDEX IF EXISTS {store.index_name}")
+    except psycopg.errors.InsufficientPrivilege:
+        log.warning(
+            "%s: this login may not drop the HNSW index (the library's owner may); "
+            "the import keeps it in place",
+            db.path,
+        )
+        return False
+    return True
 
 
 def _write(

@@ -247,3 +247,28 @@ def test_a_member_who_may_not_build_the_index_still_opens_the_library(pg_server,
         assert len(hits) == 3  # exact meanwhile
     finally:
         member.close()
+
+
+def test_a_member_who_may_not_drop_the_index_imports_with_it_in_place(pg_server, pg_dsn) -> None:
+    import uuid
+
+    from tests.pg_roles import as_user, database_of
+
+    owner = _open(pg_dsn)
+    owner.add(_items(10), scope=RAG)
+    owner.close()
+    role = f"member_{uuid.uuid4().hex[:8]}"
+    pg_server.admin(f"CREATE ROLE {role} LOGIN")
+    pg_server.admin(
+        f"GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO {role}; "
+        f"GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA public TO {role}",
+        database=database_of(pg_dsn),
+    )
+    member = _open(as_user(pg_dsn, role))
+    try:
+        report = member.bulk_add(_items(60, start=10), scope=RAG, rebuild_index=True)
+        assert (report.items, report.index_rebuilt) == (60, False)  # kept, not an error
+        assert member.vector_store.has_index()
+        assert member.count(scope=RAG) == 70
+    finally:
+        member.close()
