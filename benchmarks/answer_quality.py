@@ -37,6 +37,10 @@ from benchmarks.common import CORPUS, OUT, CachedEmbedder, local_embedder, log
 from benchmarks.corpus_quality import qa_rows
 
 RGB = CORPUS.parent / "bench" / "rgb-zh"
+HELDOUT = Path(__file__).parent / "data" / "answer_quality_heldout.tsv"
+#: RGB-zh positions: the dev questions, their distractors; the held-out questions, theirs.
+ZH_DEV, ZH_DEV_DISTRACTORS = range(0, 10), range(10, 30)
+ZH_HELDOUT, ZH_HELDOUT_DISTRACTORS = range(30, 36), range(36, 54)
 UNANSWERABLE = [
     "What is the boiling point of liquid nitrogen at sea level?",
     "Who won the 1998 FIFA World Cup final?",
@@ -64,7 +68,7 @@ def _citations(answer: str) -> list[int]:
     return [int(n) for n in re.findall(r"\[(\d+)\]", answer)]
 
 
-def _zh_rows(limit: int) -> tuple[list[dict[str, Any]], list[dict[str, str]]]:
+def _rgb() -> tuple[list[dict[str, Any]], dict[str, list[str]], dict[str, str]]:
     queries = [json.loads(line) for line in (RGB / "queries.jsonl").open(encoding="utf-8")]
     qrels: dict[str, list[str]] = {}
     for line in (RGB / "qrels" / "dev.tsv").open(encoding="utf-8").readlines()[1:]:
@@ -74,18 +78,35 @@ def _zh_rows(limit: int) -> tuple[list[dict[str, Any]], list[dict[str, str]]]:
     for line in (RGB / "corpus.jsonl").open(encoding="utf-8"):
         row = json.loads(line)
         passages[row["_id"]] = row["text"]
+    return queries, qrels, passages
+
+
+def _zh_rows(asked: range, distractors: range) -> tuple[list[dict[str, Any]], list[dict[str, str]]]:
+    """The RGB-zh questions at positions ``asked`` and a library of their judged passages
+    plus the passages judged for the questions at ``distractors``."""
+    queries, qrels, passages = _rgb()
     rows = []
     wanted: set[str] = set()
-    for q in queries[:limit]:
+    for q in queries[asked.start : asked.stop]:
         answers = q["answers"][0] if isinstance(q["answers"][0], list) else q["answers"]
         rows.append({"question": q["text"], "answers": answers})
         wanted.update(qrels.get(q["_id"], []))
     ordered = sorted(wanted)
-    # Distractors: passages judged for later questions.
-    for q in queries[limit : limit * 3]:
+    for q in queries[distractors.start : distractors.stop]:
         ordered.extend(p for p in qrels.get(q["_id"], []) if p not in wanted)
     docs = [{"id": pid, "text": passages[pid]} for pid in ordered if pid in passages]
     return rows, docs
+
+
+def _heldout() -> dict[str, list[dict[str, Any]]]:
+    """The held-out questions (benchmarks/data/answer_quality_heldout.tsv), by set."""
+    sets: dict[str, list[dict[str, Any]]] = {"en": [], "zh": [], "none": []}
+    lines = HELDOUT.read_text(encoding="utf-8").splitlines()[1:]
+    for line in lines:
+        kind, question, expected, *_ = line.split("\t")
+        answers = [a for a in expected.split("|") if a] if kind == "zh" else [expected]
+        sets[kind].append({"question": question, "answers": answers if expected else []})
+    return sets
 
 
 async def _ask(library: Any, question: str, top_k: int, llm: Any) -> dict[str, Any]:
@@ -105,6 +126,11 @@ async def _ask(library: Any, question: str, top_k: int, llm: Any) -> dict[str, A
     return {
         "answer": "".join(parts),
         "sources": [s.content for s in stream.sources],
+        "scores": [
+            {k: v for k, v in s.metadata.items() if isinstance(v, int | float)}
+            for s in stream.sources
+        ],
+        "cached": bool(timings.pop("cached", False)),
         "abstained": stream.abstained,
         "extractive": stream.extractive,
         "error": stream.error,
@@ -189,15 +215,34 @@ async def _run_set(
     }
 
 
-async def run(model: Path, *, limit: int, threads: int, top_k: int, n_ctx: int) -> dict:
+async def run(
+    model: Path, *, limit: int, threads: int, top_k: int, n_ctx: int, heldout: bool = False
+) -> dict:
     from agentmaker.library import Library
     from agentmaker.models.llama_cpp import LlamaCppLLM
 
+    from benchmarks.answer_cache import CachedLLM
     from benchmarks.ingest_speed import corpus_library
 
-    llm = LlamaCppLLM(model, n_ctx=n_ctx, answer_tokens=256, threads=threads, idle_unload_s=None)
+    inner = LlamaCppLLM(model, n_ctx=n_ctx, answer_tokens=256, threads=threads, idle_unload_s=None)
+    llm = CachedLLM(inner, OUT / "answer_cache.json")
     embedder = CachedEmbedder(local_embedder())
-    results: dict[str, Any] = {"model": model.name, "threads": threads, "top_k": top_k}
+    results: dict[str, Any] = {
+        "model": model.name,
+        "threads": threads,
+        "top_k": top_k,
+        "questions": "held-out" if heldout else "dev",
+    }
+    if heldout:
+        sets = _heldout()
+        zh_asked, zh_distractors = ZH_HELDOUT, ZH_HELDOUT_DISTRACTORS
+    else:
+        en = [
+            {"question": r["question"], "answers": [r["expected_answer_substring"]]}
+            for r in qa_rows()
+        ]
+        sets = {"en": en, "none": [{"question": q, "answers": []} for q in UNANSWERABLE]}
+        zh_asked, zh_distractors = ZH_DEV, ZH_DEV_DISTRACTORS
     try:
         path, _ = corpus_library(measure=False)
         with tempfile.TemporaryDirectory() as folder:
@@ -205,16 +250,14 @@ async def run(model: Path, *, limit: int, threads: int, top_k: int, n_ctx: int) 
             copy.write_bytes(path.read_bytes())  # never touch the cached library
             library = Library.open(copy, embedder=embedder)
             try:
-                en = [
-                    {"question": r["question"], "answers": [r["expected_answer_substring"]]}
-                    for r in qa_rows()
-                ][:limit]
-                results["en"] = await _run_set("en", library, en, llm, top_k)
-                none = [{"question": q, "answers": []} for q in UNANSWERABLE[:limit]]
-                results["none"] = await _run_set("none", library, none, llm, top_k)
+                for kind in ("en", "none"):
+                    rows = sets[kind][:limit]
+                    results[kind] = await _run_set(kind, library, rows, llm, top_k)
             finally:
                 library.close()
-            zh_rows, docs = _zh_rows(min(limit, 10))
+            zh_rows, docs = _zh_rows(zh_asked, zh_distractors)
+            if heldout:  # the TSV's own copy of the questions is what was committed
+                zh_rows = sets["zh"]
             # Library.close closed the first embedder; Chinese gets the product's default for
             # new libraries, the multilingual one.
             zh_embedder = CachedEmbedder(local_embedder(model="multilingual-e5-small"))
@@ -222,11 +265,12 @@ async def run(model: Path, *, limit: int, threads: int, top_k: int, n_ctx: int) 
             try:
                 for doc in docs:
                     zh_lib.pipeline.ingest_text(doc["text"], source=f"{doc['id']}.txt")
-                results["zh"] = await _run_set("zh", zh_lib, zh_rows, llm, top_k)
+                results["zh"] = await _run_set("zh", zh_lib, zh_rows[:limit], llm, top_k)
             finally:
                 zh_lib.close()
     finally:
         llm.close()
+    results["cache"] = {"hits": llm.hits, "generated": llm.misses}
     return results
 
 
@@ -289,17 +333,28 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--top-k", type=int, default=5)  # the app's default
     parser.add_argument("--n-ctx", type=int, default=2048)
+    parser.add_argument(
+        "--heldout", action="store_true", help="the held-out questions (run once, at the end)"
+    )
     args = parser.parse_args(argv)
     load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
     results = asyncio.run(
-        run(args.model, limit=args.limit, threads=args.threads, top_k=args.top_k, n_ctx=args.n_ctx)
+        run(
+            args.model,
+            limit=args.limit,
+            threads=args.threads,
+            top_k=args.top_k,
+            n_ctx=args.n_ctx,
+            heldout=args.heldout,
+        )
     )
     results["load_before"] = load
     results["load_after"] = ", ".join(f"{x:.2f}" for x in os.getloadavg())
     OUT.mkdir(parents=True, exist_ok=True)
-    (OUT / "answer_quality.json").write_text(json.dumps(results, indent=1, ensure_ascii=False))
+    stem = "answer_quality_heldout" if args.heldout else "answer_quality"
+    (OUT / f"{stem}.json").write_text(json.dumps(results, indent=1, ensure_ascii=False))
     text = _report(results, load) + f"\n\nLoad average after: {results['load_after']}."
-    (OUT / "answer_quality.md").write_text(text + "\n")
+    (OUT / f"{stem}.md").write_text(text + "\n")
     print(text)
     return 0
 

@@ -100,6 +100,9 @@ class LlamaCppLLM(LLMClient):
         self.isolation: Isolation = isolation
         #: Passages are cut to this many words around what bears on the question.
         self.focus_words: int | None = FOCUS_WORDS
+        #: Answers are checked sentence by sentence against their passages (a 1.5B model
+        #: on a CPU answers from memory now and then; see rag/answer/checked.py).
+        self.checks_answers = True
         n_ctx = n_ctx or DEFAULT_CONTEXT
         if train_context:
             n_ctx = min(n_ctx, train_context)

@@ -26,6 +26,10 @@ class LLMClient(ABC):
     context_window: int | None = None
     #: Tokens kept free for the answer inside :attr:`context_window`.
     answer_tokens: int = 512
+    #: A small model whose answers are checked against their passages before they are
+    #: shown, and which is not asked when no passage is close to the question
+    #: (rag/answer/checked.py). Off for servers: a large model paraphrases more freely.
+    checks_answers: bool = False
 
     def count_tokens(self, messages: Sequence[ChatMessage]) -> int | None:
         """Tokens ``messages`` take as a prompt (the model's own tokenizer and chat

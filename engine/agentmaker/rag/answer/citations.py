@@ -22,6 +22,7 @@ _NON_ANSWER = (
     "i do not know",
     "i don’t know",
     "the documents do not say",
+    "documents do not seem to answer",
     "the documents don't say",
     "the passages do not",
     "the passages don't",

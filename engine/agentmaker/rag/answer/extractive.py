@@ -27,6 +27,7 @@ __all__ = [
     "ExtractiveAnswer",
     "ScoredSentence",
     "extractive_answer",
+    "question_coverage",
     "score_sentences",
     "split_sentences",
     "terms",
@@ -119,6 +120,27 @@ def score_sentences(question: str, passages: Sequence[str]) -> list[ScoredSenten
     return [
         ScoredSentence(s.passage, s.position, s.text, _words(s.text), s.score) for s in sentences
     ]
+
+
+def question_coverage(question: str, passages: Sequence[str], *, sentence: bool = True) -> float:
+    """How much of ``question`` the best sentence (``sentence=False``: the best passage)
+    of ``passages`` holds: the share of the question terms' IDF it matches, 0..1.
+
+    A question whose rare words ("Reykjavik", "Sistine") are in no passage scores low;
+    one whose words all stand in one sentence scores 1."""
+    sentences = _sentences(passages)
+    if not sentences:
+        return 0.0
+    idf = _score(question, sentences)
+    total = sum(idf.values())
+    if not total:
+        return 0.0
+    if sentence:
+        return max(sum(idf[t] for t in s.matched) for s in sentences) / total
+    by_passage: dict[int, set[str]] = {}
+    for s in sentences:
+        by_passage.setdefault(s.passage, set()).update(s.matched)
+    return max(sum(idf[t] for t in found) for found in by_passage.values()) / total
 
 
 _CJK_CHAR = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]")

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-__all__ = ["unsupported_numbers"]
+__all__ = ["numbers_in", "stated_numbers", "unsupported_numbers"]
 
 _MARKER = re.compile(r"\[\d+\]")
 # ASCII digits only; not inside a longer number (Chinese text has no spaces: "造成12人").
@@ -39,7 +39,9 @@ def _plain(number: str) -> str:
     return digits
 
 
-def _numbers_in(text: str) -> set[str]:
+def numbers_in(text: str) -> set[str]:
+    """Every number ``text`` holds, plain (digits without separators; number words
+    up to a hundred as digits)."""
     found = {_plain(n) for n in _NUMBER.findall(text)}
     for match in _WORD_NUMBER.finditer(text):
         tens, unit, single, _hundred = match.groups()
@@ -55,6 +57,15 @@ def _numbers_in(text: str) -> set[str]:
     return found
 
 
+def stated_numbers(text: str) -> list[str]:
+    """The numbers written in digits in ``text`` (its ``[n]`` markers aside), plain."""
+    out: list[str] = []
+    for number in _NUMBER.findall(_MARKER.sub(" ", text)):
+        if _plain(number) not in out:
+            out.append(_plain(number))
+    return out
+
+
 def unsupported_numbers(answer: str, passages: Sequence[str]) -> list[str]:
     """The numbers in ``answer`` (its ``[n]`` markers aside) that no passage holds, in
     the order they appear."""
@@ -63,7 +74,7 @@ def unsupported_numbers(answer: str, passages: Sequence[str]) -> list[str]:
         return []
     held: set[str] = set()
     for passage in passages:
-        held |= _numbers_in(passage)
+        held |= numbers_in(passage)
     out: list[str] = []
     for number in stated:
         if _plain(number) not in held and number not in out:

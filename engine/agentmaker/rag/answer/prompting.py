@@ -82,6 +82,12 @@ class AskResult:
     error: str = ""
     #: Numbers the model's answer states that none of its passages holds (check them).
     unsupported: list[str] = field(default_factory=list)
+    #: Why the answer is not (only) the model's text (see ``AnswerStream.note``), or "".
+    note: str = ""
+    #: The model's text when it was not shown as the answer (no passage supports it).
+    draft: str = ""
+    #: The model's sentences left out because no passage supports them.
+    withheld: list[str] = field(default_factory=list)
 
 
 def _fence(text: str) -> str:

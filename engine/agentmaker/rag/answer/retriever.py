@@ -10,6 +10,12 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from agentmaker.errors import ModelError, ModelResponseError
 from agentmaker.models.llm import ChatMessage, LLMClient
 from agentmaker.rag.answer.budget import fit_messages
+from agentmaker.rag.answer.checked import (
+    CheckedAnswer,
+    answer_when_unsupported,
+    not_found_text,
+    passages_answer_question,
+)
 from agentmaker.rag.answer.citations import CitationFilter, has_words, is_non_answer
 from agentmaker.rag.answer.expanders import ChunkExpander
 from agentmaker.rag.answer.extractive import extractive_answer
@@ -85,6 +91,7 @@ class RagRetriever:
         system_prompt: str | None = None,
         scope: Scope = RAG_SCOPE,
         top_k: int | None = None,
+        check_answers: bool = True,
     ) -> None:
         self.retriever = retriever
         self.source_store = source_store
@@ -94,6 +101,10 @@ class RagRetriever:
         self.system_prompt = system_prompt
         self.scope = scope
         self.top_k = top_k
+        #: For a model that asks for it (``checks_answers``, the built-in one): ask it only
+        #: when a passage found is close enough to the question, and show only what its
+        #: passages support (checked.py). False: the model's answer as written.
+        self.check_answers = check_answers
 
     @classmethod
     def from_config(
@@ -277,6 +288,9 @@ class RagRetriever:
             stream.abstained,
             stream.error,
             list(stream.unsupported),
+            note=stream.note,
+            draft=stream.draft,
+            withheld=list(stream.withheld),
         )
 
 
@@ -323,6 +337,16 @@ class AnswerStream(TextStream):
         self.error = ""  # the model's failure, when an extractive answer replaced it
         #: Numbers in the model's answer that no passage holds (see grounding.py).
         self.unsupported: list[str] = []
+        #: Why the answer is not (only) the model's text: "not_found" (no passage was
+        #: close enough; the model was not asked), "unsupported" (no passage says what
+        #: the model wrote), "quoted_unsupported" / "quoted_not_answered" (the passages
+        #: are quoted instead of an unsupported answer / of "I don't know"), "withheld"
+        #: (sentences no passage says were left out), or "".
+        self.note = ""
+        #: The model's text when it was not shown as the answer (an unsupported draft).
+        self.draft = ""
+        #: The model's sentences left out because no passage says them.
+        self.withheld: list[str] = []
         self.answer = ""
         self._rag = rag
         self._top_k = top_k
@@ -340,6 +364,16 @@ class AnswerStream(TextStream):
             yield self._quote()
             return
         llm = rag.llm
+        checks = bool(getattr(llm, "checks_answers", False)) and rag.check_answers
+        # Matched with their heading ("Version 5.0.0, 2024-09-15 > Security"), as shown.
+        passages = [f"{s.heading_path}\n{s.content}" for s in self.sources]
+        similarities = [s.metadata.get("vector_similarity") for s in self.sources]
+        if checks and not passages_answer_question(self.query, passages, similarities):
+            # No passage is close to the question: the model is not asked (it would
+            # guess or say it does not know, half a minute later).
+            self.abstained, self.note = True, "not_found"
+            yield not_found_text(self.question)
+            return
         focus = getattr(llm, "focus_words", None)
         if focus:  # a small local model: each passage cut to what bears on the question
             self.sources = focus_passages(self.query, self.sources, max_words=int(focus))
@@ -352,6 +386,24 @@ class AnswerStream(TextStream):
             async for piece in self._fallback(exc):
                 yield piece
             return
+        produce = (self._checked if checks else self._plain)(llm, messages)
+        try:
+            async for piece in produce:
+                yield piece
+        finally:  # Stop: closing this stream closes the model's at once
+            await produce.aclose()
+
+    def _no_answer(self, llm: LLMClient, wrote: str) -> ModelResponseError:
+        return ModelResponseError(
+            f"{getattr(llm, 'name', 'The model')} wrote no answer (only "
+            f"{wrote.strip() or 'nothing'}), so the best sentences of the "
+            "passages are quoted instead."
+        )
+
+    async def _plain(
+        self, llm: LLMClient, messages: list[ChatMessage]
+    ) -> AsyncGenerator[str, None]:
+        """The model's answer as it streams (citations to no passage removed)."""
         cited = CitationFilter(s.n for s in self.sources)
         stream = llm.stream(messages)
         shown = False
@@ -368,11 +420,7 @@ class AnswerStream(TextStream):
                     yield text
             rest = cited.flush()
             if not shown and not has_words(held + rest):
-                raise ModelResponseError(
-                    f"{getattr(llm, 'name', 'The model')} wrote no answer (only "
-                    f"{(held + rest).strip() or 'nothing'}), so the best sentences of the "
-                    "passages are quoted instead."
-                )
+                raise self._no_answer(llm, held + rest)
             if not shown:
                 rest = held + rest
             if rest:
@@ -390,6 +438,53 @@ class AnswerStream(TextStream):
         self.abstained = is_non_answer(self.answer)
         if not self.abstained:
             self.unsupported = unsupported_numbers(self.answer, [s.content for s in self.sources])
+
+    async def _checked(
+        self, llm: LLMClient, messages: list[ChatMessage]
+    ) -> AsyncGenerator[str, None]:
+        """The model's answer sentence by sentence, as far as its passages support it
+        (checked.py); quotes or "the documents do not seem to say" when nothing is."""
+        cited = CitationFilter(s.n for s in self.sources)
+        checked = CheckedAnswer(self.question, [s.content for s in self.sources])
+        stream = llm.stream(messages)
+        try:
+            async for piece in stream:
+                text = checked.feed(cited.feed(piece))
+                if text:
+                    yield text
+            text = checked.feed(cited.flush()) + checked.flush()
+            if text:
+                yield text
+            if not checked.shown and not has_words(checked.raw):
+                raise self._no_answer(llm, checked.raw)
+        except ModelError as exc:
+            if checked.shown:  # half an answer is on screen: say it failed, do not mix
+                raise
+            async for piece in self._fallback(exc):
+                yield piece
+            return
+        finally:
+            aclose = getattr(stream, "aclose", None)
+            if aclose is not None:
+                await aclose()
+        self.withheld = list(checked.withheld)
+        if checked.shown:
+            self.note = "withheld" if self.withheld else ""
+            self.unsupported = unsupported_numbers(self.answer, [s.content for s in self.sources])
+            return
+        # Nothing the model wrote is said by its passages, or it said it does not know.
+        self.draft = checked.raw.strip()
+        fallback = answer_when_unsupported(
+            self.query, [f"{s.heading_path}\n{s.content}" for s in self.sources]
+        )
+        if fallback.quote:  # a passage clearly matches the question: quote it
+            self.extractive = True
+            self.note = "quoted_not_answered" if checked.non_answer else "quoted_unsupported"
+            yield self._quote()
+            return
+        self.abstained = True
+        self.note = "" if checked.non_answer and not self.withheld else "unsupported"
+        yield fallback.text
 
     async def _fallback(self, exc: ModelError) -> AsyncGenerator[str, None]:
         """The model failed before writing anything: quote the passages instead."""

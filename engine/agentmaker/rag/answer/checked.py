@@ -1,0 +1,150 @@
+"""A model's answer shown sentence by sentence, as far as its passages support it.
+
+:class:`CheckedAnswer` sits between the model's stream and the reader. Each sentence is
+held until it is complete, checked against the passages (support.py), and then shown
+with its citations re-pointed, or left out (``withheld``) when no passage supports it.
+What happens when nothing is left to show is the caller's choice
+(:func:`answer_when_unsupported`): quote the passages when one of them clearly matches
+the question, else say that the documents do not seem to answer it.
+
+:func:`passages_answer_question` is the confidence gate before the model is asked at
+all: when no passage found holds enough of the question, the model is not asked.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from agentmaker.rag.answer.citations import is_non_answer
+from agentmaker.rag.answer.extractive import question_coverage
+from agentmaker.rag.answer.support import MIN_COVERAGE, SentenceSplitter, check_sentence
+
+__all__ = [
+    "GATE_COVERAGE",
+    "GATE_SIMILARITY",
+    "QUOTE_COVERAGE",
+    "CheckedAnswer",
+    "Fallback",
+    "answer_when_unsupported",
+    "in_chinese",
+    "not_found_text",
+    "passages_answer_question",
+]
+
+# Tuned on the DEV questions of benchmarks/answer_quality.py (REPORT §10), with the
+# corpus library's MiniLM embedder: there, the unanswerable questions' best passage was
+# at most 0.39 similar, answerable ones down to 0.25 (then found by their words).
+#: The passage that holds most of the question must hold at least this share of its
+#: terms (by IDF, heading included) for the model to be asked...
+GATE_COVERAGE = 0.45
+#: ...unless the best passage's embedding is at least this similar to the question's
+#: (found by meaning). Embedders differ in scale (multilingual-e5 rates unrelated text
+#: 0.8+, so with it the gate rarely closes); this is MiniLM's.
+GATE_SIMILARITY = 0.45
+#: When the model wrote nothing the passages support (or "I don't know"), the passages
+#: are quoted instead if their best sentence holds at least this share of the question
+#: (else: abstain). No unanswerable DEV question came above 0.44.
+QUOTE_COVERAGE = 0.6
+
+_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
+
+#: The answer when the passages found do not answer the question.
+NOT_FOUND_ANSWER = (
+    "Your documents do not seem to answer this: none of the passages found says it. "
+    "The passages looked at are listed below."
+)
+NOT_FOUND_ANSWER_ZH = "文档中没有找到这个问题的答案。下面列出了查看过的段落。"
+
+
+def in_chinese(text: str) -> bool:
+    """Whether ``text`` is (mostly) Chinese: answer texts follow the question's language."""
+    chinese = len(_CJK.findall(text))
+    return chinese >= 2 and chinese * 3 >= len("".join(text.split()))
+
+
+def not_found_text(question: str) -> str:
+    """The "documents do not answer this" text in the language of ``question``."""
+    return NOT_FOUND_ANSWER_ZH if in_chinese(question) else NOT_FOUND_ANSWER
+
+
+def passages_answer_question(
+    question: str,
+    passages: Sequence[str],
+    similarities: Sequence[float | None] = (),
+    *,
+    coverage: float = GATE_COVERAGE,
+    similarity: float = GATE_SIMILARITY,
+) -> bool:
+    """Whether the passages found look relevant enough to ask the model (the gate)."""
+    if not passages:
+        return False
+    best_similarity = max((s for s in similarities if s is not None), default=0.0)
+    if best_similarity >= similarity:
+        return True
+    return question_coverage(question, passages, sentence=False) >= coverage
+
+
+@dataclass
+class CheckedAnswer:
+    """Feed it the model's (citation-cleaned) pieces; it returns what may be shown."""
+
+    question: str
+    passages: Sequence[str]
+    min_coverage: float = MIN_COVERAGE
+    #: What the model wrote, all of it.
+    raw: str = ""
+    #: Sentences left out because no passage supports them.
+    withheld: list[str] = field(default_factory=list)
+    #: The model said it does not know (a sentence like "I don't know.").
+    non_answer: bool = False
+    shown: int = 0  # sentences shown
+    _splitter: SentenceSplitter = field(default_factory=SentenceSplitter)
+
+    def feed(self, text: str) -> str:
+        """The sentences ``text`` completes, checked (may be "")."""
+        self.raw += text
+        return self._checked(self._splitter.feed(text))
+
+    def flush(self) -> str:
+        """The last sentence, checked, once the model has ended."""
+        return self._checked(self._splitter.flush())
+
+    def _checked(self, sentences: list[str]) -> str:
+        out: list[str] = []
+        for sentence in sentences:
+            if is_non_answer(sentence):
+                self.non_answer = True
+                continue
+            check = check_sentence(
+                self.question, sentence, self.passages, min_coverage=self.min_coverage
+            )
+            if not check.claim:
+                continue  # "[1]" or "This is stated in [1].": no claim of its own
+            if not check.supported:
+                self.withheld.append(check.body)
+                continue
+            lead = " " if self.shown else ""
+            out.append(lead + check.shown())
+            self.shown += 1
+        return "".join(out)
+
+
+@dataclass(frozen=True)
+class Fallback:
+    """What to show when the model's answer had nothing supported: ``quote`` the
+    passages (with a note), or the ``text`` saying the documents do not answer it."""
+
+    quote: bool
+    text: str = ""
+
+
+def answer_when_unsupported(
+    question: str, passages: Sequence[str], *, quote_coverage: float = QUOTE_COVERAGE
+) -> Fallback:
+    """Quote the passages when a sentence of them holds most of the question; else
+    abstain in the question's language."""
+    if passages and question_coverage(question, passages) >= quote_coverage:
+        return Fallback(quote=True)
+    return Fallback(quote=False, text=not_found_text(question))

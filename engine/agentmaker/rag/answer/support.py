@@ -1,0 +1,216 @@
+"""Whether each sentence of a model's answer is said by the passage it cites.
+
+A small model sometimes answers from memory or from the wrong passage: "Iwan Roberts won
+the 1998 FIFA World Cup final. [1]" when passage 1 is a footballer's biography, "…is
+299,792,458 km/s. [1]" when passage 1 is about a farm, "1.4 %" when the passage says
+9 %-19 %. :func:`check_sentence` tests one answer sentence against every passage the
+model was given. A passage supports the sentence when
+
+1. every number the sentence states is in the passage (digits or number words, see
+   grounding.py),
+2. every name it states (a run of capitalised words, an ALL-CAPS or ``snake_case``
+   word: "FIFA World Cup", "Sistine Chapel", "SHELL_VERBOSITY") is in the passage as
+   written (case and accents aside), and
+3. most of its content words are in the passage (``min_coverage``; a paraphrase keeps
+   most words, an answer from memory does not): of all its words, or of the words it
+   adds to the question ("July 1805" to "In what month and year does the opening
+   scene take place?"), whichever share is higher.
+
+The caller keeps the citations of supporting passages, re-points a citation to a passage
+that supports the sentence when the cited one does not, adds one to an uncited sentence,
+and leaves out a sentence no passage supports (see retriever.py: when no sentence is
+left, the answer says the documents do not seem to say it).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from agentmaker.rag.answer.grounding import numbers_in, stated_numbers
+from agentmaker.rag.answer.sentences import terms
+
+__all__ = [
+    "MIN_COVERAGE",
+    "SentenceCheck",
+    "SentenceSplitter",
+    "check_sentence",
+    "split_answer",
+]
+
+#: Share of a sentence's content words a supporting passage must hold.
+MIN_COVERAGE = 0.5
+
+_MARKER = re.compile(r"\s*\[(\d{1,3}(?:\s*,\s*\d{1,3})*)\]")
+# Words that speak about the passages, not about the question ("as stated in [2]").
+_META = frozenset(
+    terms(
+        "passage passages information info found find stated states state mentioned "
+        "mentions according document documents provided text says say given answer "
+        "question based context source sources cited quote quoted above below following"
+    )
+)
+# A name: capitalised words in a row ("Sala Baker", "Bankruptcy Reform Act"), allowing
+# "of"/"the"/"de" inside; or a single ALL-CAPS / snake_case / CamelCase word.
+_CAP = r"[A-Z][\w'’.-]*"
+_NAME_RUN = re.compile(rf"{_CAP}(?:\s+(?:(?:of|the|de|von|van|da|del)\s+)?{_CAP})*")
+_CODE_WORD = re.compile(r"\b(?:[A-Z][A-Z0-9]{1,}|\w+_\w+|[a-z]+[A-Z]\w*)\b")
+_STOP_START = frozenset(
+    re.findall(
+        r"\w+",
+        "a an the this that these those it its in on at by for with from as to of and or "
+        "but if when where what which who how yes no there here i we you they he she",
+    )
+)
+
+
+@dataclass(frozen=True)
+class SentenceCheck:
+    """One answer sentence and the passages (1-based) that support it."""
+
+    text: str  # as the model wrote it, its markers included
+    body: str  # without its [n] markers
+    cited: tuple[int, ...]
+    supporting: tuple[int, ...]  # best first
+    claim: bool  # says something (not only "[1]" or "This is stated in [1].")
+
+    @property
+    def supported(self) -> bool:
+        """Whether some passage supports it (a sentence without a claim always is)."""
+        return not self.claim or bool(self.supporting)
+
+    @property
+    def citations(self) -> tuple[int, ...]:
+        """What to cite: the cited passages that support it, else the best supporting
+        one (re-pointed), else nothing."""
+        if not self.claim:
+            return self.cited
+        kept = tuple(n for n in self.cited if n in self.supporting)
+        return kept or self.supporting[:1]
+
+    def shown(self) -> str:
+        """The sentence with :attr:`citations` as its markers, in place of the model's."""
+        if self.citations == self.cited:
+            return self.text.strip()  # as the model wrote it
+        body = self.body.rstrip()
+        cites = "".join(f"[{n}]" for n in self.citations)
+        if not cites:
+            return body
+        # "…calibre [1]." and "…calibre. [1]" both become "…calibre. [n]"
+        return f"{body} {cites}"
+
+
+def _fold(text: str) -> str:
+    """Lowercase, accents and punctuation away, single spaces: for phrase matching."""
+    decomposed = unicodedata.normalize("NFKD", text)
+    plain = "".join(ch for ch in decomposed if not unicodedata.combining(ch)).lower()
+    return " " + " ".join(re.findall(r"\w+", plain)) + " "
+
+
+def _names(body: str) -> list[str]:
+    """The names ``body`` states (see the module docstring), folded."""
+    found: list[str] = []
+    for match in _NAME_RUN.finditer(body):
+        words = match.group(0).split()
+        start = match.start()
+        at_start = not body[:start].strip(" \"'“‘(")
+        # A capitalised first word is only a name when a capitalised word follows it.
+        if at_start and (len(words) == 1 or words[0].lower() in _STOP_START):
+            words = words[1:] if len(words) > 1 and words[0].lower() in _STOP_START else []
+        if words and not (len(words) == 1 and words[0].lower() in _STOP_START):
+            found.append(_fold(" ".join(words)))
+    for match in _CODE_WORD.finditer(body):
+        found.append(_fold(match.group(0)))
+    return [n for n in found if n.strip()]
+
+
+def _body(sentence: str) -> tuple[str, tuple[int, ...]]:
+    cited: list[int] = []
+    for match in _MARKER.finditer(sentence):
+        for n in re.findall(r"\d+", match.group(1)):
+            if int(n) not in cited:
+                cited.append(int(n))
+    body = _MARKER.sub("", sentence).strip()
+    return body, tuple(cited)
+
+
+def check_sentence(
+    question: str,
+    sentence: str,
+    passages: Sequence[str],
+    *,
+    min_coverage: float = MIN_COVERAGE,
+) -> SentenceCheck:
+    """Which of ``passages`` (numbered from 1) support ``sentence``, best first."""
+    body, cited = _body(sentence)
+    words = set(terms(body)) - _META
+    numbers = stated_numbers(body)
+    names = _names(body)
+    if not words and not numbers:
+        return SentenceCheck(sentence, body, cited, (), claim=False)
+    added = words - set(terms(question))
+    ranked: list[tuple[float, int]] = []
+    for n, passage in enumerate(passages, start=1):
+        if numbers and not set(numbers) <= numbers_in(passage):
+            continue
+        folded = _fold(passage)
+        if any(name not in folded for name in names):
+            continue
+        held = set(terms(passage))
+        coverage = max(_share(words, held), _share(added, held) if added else 0.0)
+        if coverage >= min_coverage:
+            ranked.append((coverage, n))
+    ranked.sort(key=lambda x: (-x[0], x[1]))
+    return SentenceCheck(sentence, body, cited, tuple(n for _, n in ranked), claim=True)
+
+
+def _share(words: set[str], held: set[str]) -> float:
+    return len(words & held) / len(words) if words else 1.0
+
+
+# A sentence: up to . ! ? followed by a space (not "1.4"), or a CJK stop, with the
+# [n] markers right after it.
+_END = re.compile(r"(?:[.!?]+[\"'”’)]*(?=\s|$|\[)|[。！？]+[”’」』）]*)((?:\s*\[[\d,\s]+\])*)")
+
+
+def split_answer(text: str) -> list[str]:
+    """``text`` cut into sentences, each with the ``[n]`` markers that follow it."""
+    out: list[str] = []
+    start = 0
+    for match in _END.finditer(text):
+        piece = text[start : match.end()]
+        if piece.strip():
+            out.append(piece)
+        start = match.end()
+    if text[start:].strip():
+        out.append(text[start:])
+    return out
+
+
+class SentenceSplitter:
+    """Cuts a streamed answer into whole sentences: :meth:`feed` returns the sentences
+    completed so far (a sentence is complete once text other than its markers follows
+    it), :meth:`flush` the rest."""
+
+    def __init__(self) -> None:
+        self._held = ""
+
+    def feed(self, piece: str) -> list[str]:
+        """The sentences ``piece`` completes."""
+        self._held += piece
+        parts = split_answer(self._held)
+        if len(parts) <= 1:
+            return []
+        done, last = parts[:-1], parts[-1]
+        # The last part may be the markers of the sentence before it, still arriving.
+        if not last.strip() or last.lstrip().startswith("["):
+            return []
+        self._held = last
+        return done
+
+    def flush(self) -> list[str]:
+        """What is held once the answer has ended."""
+        parts, self._held = split_answer(self._held), ""
+        return parts
