@@ -30,6 +30,7 @@ import re
 import statistics
 import tempfile
 import time
+import unicodedata
 from pathlib import Path
 from typing import Any
 
@@ -62,6 +63,16 @@ def _norm(text: str) -> str:
 def _holds(text: str, answers: list[str]) -> bool:
     body = _norm(text)
     return any(_norm(a) in body for a in answers if a)
+
+
+def _loose(text: str) -> str:
+    # Case, quotes, whitespace and punctuation aside; every word and number stays.
+    return " " + " ".join(re.findall(r"\w+|%", unicodedata.normalize("NFKC", text).lower())) + " "
+
+
+def _holds_loose(text: str, answers: list[str]) -> bool:
+    body = _loose(text)
+    return any(_loose(a) in body for a in answers if a.strip())
 
 
 def _citations(answer: str) -> list[int]:
@@ -135,6 +146,9 @@ async def _ask(library: Any, question: str, top_k: int, llm: Any) -> dict[str, A
         "extractive": stream.extractive,
         "error": stream.error,
         "unsupported": list(getattr(stream, "unsupported", [])),
+        "note": getattr(stream, "note", ""),
+        "draft": getattr(stream, "draft", ""),
+        "withheld": list(getattr(stream, "withheld", [])),
         "first_piece_s": first,
         "total_s": total,
         "timings": timings,
@@ -142,14 +156,18 @@ async def _ask(library: Any, question: str, top_k: int, llm: Any) -> dict[str, A
 
 
 def _score(kind: str, rows: list[dict[str, Any]], outs: list[dict[str, Any]]) -> dict[str, Any]:
-    correct = cites = good_cites = abstained = flagged = fallbacks = 0
+    correct = loose = cites = good_cites = abstained = flagged = fallbacks = 0
+    notes: dict[str, int] = {}
     for row, out in zip(rows, outs, strict=True):
+        if out.get("note"):
+            notes[out["note"]] = notes.get(out["note"], 0) + 1
         # An answer the model wrote that states a number no passage holds is flagged.
         flagged += bool(not out["abstained"] and out.get("unsupported"))
         if kind == "none":
             abstained += bool(out["abstained"])
             continue
         correct += _holds(out["answer"], row["answers"])
+        loose += _holds_loose(out["answer"], row["answers"])
         fallbacks += bool(out["extractive"] and out["error"])
         for n in _citations(out["answer"]):
             cites += 1
@@ -162,6 +180,7 @@ def _score(kind: str, rows: list[dict[str, Any]], outs: list[dict[str, Any]]) ->
             "abstained": abstained,
             "abstention": abstained / max(n, 1),
             "flagged": flagged,
+            "notes": notes,
         }
     return {
         "questions": n,
@@ -169,6 +188,9 @@ def _score(kind: str, rows: list[dict[str, Any]], outs: list[dict[str, Any]]) ->
         "fallbacks": fallbacks,
         "flagged": flagged,
         "accuracy": correct / max(n, 1),
+        "correct_normalised": loose,
+        "accuracy_normalised": loose / max(n, 1),
+        "notes": notes,
         "citations": cites,
         "citation_precision": good_cites / cites if cites else None,
     }
@@ -183,9 +205,12 @@ def _speed(outs: list[dict[str, Any]]) -> dict[str, Any]:
         "prompt_tok_s_median": statistics.median(x["prompt_per_second"] for x in t),
         "gen_tokens_median": statistics.median(x["predicted_n"] for x in t),
         "gen_tok_s_median": statistics.median(x["predicted_per_second"] for x in t),
+        # Replayed answers arrive at once: only fresh generations time the first piece.
         "first_piece_s_median": statistics.median(
-            o["first_piece_s"] for o in outs if o["first_piece_s"] is not None
+            [o["first_piece_s"] for o in outs if o["first_piece_s"] and not o.get("cached")]
+            or [float("nan")]
         ),
+        "model_asked": len(t),
     }
 
 
@@ -282,18 +307,23 @@ def _report(r: dict[str, Any], load: str) -> str:
         f"Model `{r['model']}`, {r['threads']} threads, top_k={r['top_k']}; load average "
         f"before the run: {load}.",
         "",
-        "| set | questions | model: fact in answer | model: citation precision | "
-        "extractive: fact in answer | extractive: citation precision |",
+        "| set | questions | model: fact in answer (strict / normalised) | model: citation "
+        "precision | extractive: fact in answer (strict / normalised) | extractive: citation "
+        "precision |",
         "| --- | ---: | ---: | ---: | ---: | ---: |",
     ]
     for kind in ("en", "zh"):
         if kind in r:
             m, e = r[kind]["model"], r[kind]["extractive"]
             lines.append(
-                f"| {kind} | {m['questions']} | {m['correct']} ({pct(m['accuracy'])}) | "
-                f"{pct(m['citation_precision'])} of {m['citations']} | {e['correct']} "
-                f"({pct(e['accuracy'])}) | {pct(e['citation_precision'])} of {e['citations']} |"
+                f"| {kind} | {m['questions']} | {m['correct']} ({pct(m['accuracy'])}) / "
+                f"{m['correct_normalised']} | {pct(m['citation_precision'])} of "
+                f"{m['citations']} | {e['correct']} ({pct(e['accuracy'])}) / "
+                f"{e['correct_normalised']} | {pct(e['citation_precision'])} of {e['citations']} |"
             )
+    for kind in ("en", "zh", "none"):
+        if kind in r and r[kind]["model"].get("notes"):
+            lines.append(f"{kind} notes: {r[kind]['model']['notes']}")
     if "none" in r:
         m = r["none"]["model"]
         lines += [
@@ -316,11 +346,12 @@ def _report(r: dict[str, Any], load: str) -> str:
         s = r.get(kind, {}).get("speed")
         if s:
             lines.append(
-                f"| {kind} | {s['prompt_tokens_median']:.0f} | {s['prompt_tok_s_median']:.1f} | "
+                f"| {kind} ({s['model_asked']} asked) | {s['prompt_tokens_median']:.0f} | "
+                f"{s['prompt_tok_s_median']:.1f} | "
                 f"{s['gen_tokens_median']:.0f} | {s['gen_tok_s_median']:.1f} | "
                 f"{s['first_piece_s_median']:.1f} s |"
             )
-    lines.append("\n(medians per question)")
+    lines.append(f"\n(medians per question; completions cached/generated: {r.get('cache')})")
     return "\n".join(lines)
 
 

@@ -258,6 +258,31 @@
         <source>Check this answer: {numbers} appear in none of the passages it was given.</source>
         <translation>请核实此回答：{numbers} 未出现在提供给它的任何段落中。</translation>
     </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/bridge/conversations.py"/>
+        <source>No passage found is close to this question, so the model was not asked.</source>
+        <translation>找到的段落都与这个问题不够接近，因此没有询问模型。</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/bridge/conversations.py"/>
+        <source>The model&apos;s answer is not in the passages it was given, so it is not shown as the answer. Its unchecked draft: {draft}</source>
+        <translation>模型的回答在提供给它的段落中找不到依据，因此没有作为答案显示。它未经核实的草稿：{draft}</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/bridge/conversations.py"/>
+        <source>The model&apos;s answer is not in its passages; these quoted passages look relevant. Its unchecked draft: {draft}</source>
+        <translation>模型的回答在它的段落中找不到依据；下面引用的段落看起来相关。它未经核实的草稿：{draft}</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/bridge/conversations.py"/>
+        <source>The model did not answer; these quoted passages look relevant.</source>
+        <translation>模型没有作答；下面引用的段落看起来相关。</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/bridge/conversations.py"/>
+        <source>Left out, because no passage says it: {sentences}</source>
+        <translation>已省略，因为没有段落这样说：{sentences}</translation>
+    </message>
 </context>
 <context>
     <name>ConversationList</name>
@@ -2124,6 +2149,11 @@ old-*.pdf</translation>
         <location filename="../../gui/agentmaker_desk/chat/transcript.py"/>
         <source>The passages below were found for this question, but none has a sentence to quote as an answer; open them to read more.</source>
         <translation>为这个问题找到了下面的段落，但其中没有可以直接引用作答的句子；请打开它们阅读更多内容。</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/chat/transcript.py"/>
+        <source>Your documents do not seem to answer this: none of the passages found says it. The passages looked at are listed below.</source>
+        <translation>文档中没有找到这个问题的答案。下面列出了查看过的段落。</translation>
     </message>
 </context>
 <context>

@@ -45,13 +45,16 @@ def test_chinese_is_installed_and_switched_back(qtbot) -> None:
 
 
 def test_the_engines_fixed_answers_are_shown_in_the_windows_language() -> None:
+    from agentmaker.rag.answer.checked import NOT_FOUND_ANSWER, NOT_FOUND_ANSWER_ZH
     from agentmaker.rag.answer.prompting import NO_HITS_ANSWER, NO_SENTENCE_ANSWER
     from agentmaker_desk.chat.transcript import CANNED_ANSWERS
 
-    assert CANNED_ANSWERS == (NO_HITS_ANSWER, NO_SENTENCE_ANSWER)  # the same text as the engine's
+    # the same text as the engine's
+    assert CANNED_ANSWERS == (NO_HITS_ANSWER, NO_SENTENCE_ANSWER, NOT_FOUND_ANSWER)
     try:
         install_language("zh_CN")
         shown = [QCoreApplication.translate("TranscriptView", text) for text in CANNED_ANSWERS]
     finally:
         install_language("en")
     assert shown[0].startswith("在您的文档中没有找到") and shown[1].startswith("为这个问题找到了")
+    assert shown[2] == NOT_FOUND_ANSWER_ZH  # as the engine answers a question in Chinese

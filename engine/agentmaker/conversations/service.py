@@ -213,6 +213,11 @@ class ConversationAnswerStream(TextStream):
         self.error = ""  # the model's failure when an extractive answer replaced it
         #: Numbers in the model's answer that none of its passages holds.
         self.unsupported: list[str] = []
+        #: Why the answer is not (only) the model's text, its draft and the sentences
+        #: left out (see ``AnswerStream.note``).
+        self.note = ""
+        self.draft = ""
+        self.withheld: list[str] = []
         self.turn: Turn | None = None
         self._owner = conversations
         self._top_k = top_k
@@ -246,6 +251,8 @@ class ConversationAnswerStream(TextStream):
             self.sources = [TurnSource.from_ref(r) for r in inner.sources]
             self.extractive, self.error = bool(inner.extractive), inner.error
             self.unsupported = list(inner.unsupported)
+            self.note, self.draft = inner.note, inner.draft
+            self.withheld = list(inner.withheld)
             finished = True
         finally:
             await inner.aclose()

@@ -226,6 +226,35 @@ class ConversationLinks(QObject):
             searched = f"{source.title}\n{source.heading_path}\n{source.content}"
             source.metadata["matched_words"] = matched_words(query, searched)
 
+    def _note(self, stream: Any) -> str | None:
+        """Why the answer shown is not (only) what the model wrote, or None."""
+        note = str(getattr(stream, "note", "") or "")
+        draft = " ".join(str(getattr(stream, "draft", "") or "").split())
+        withheld = " ".join(getattr(stream, "withheld", None) or [])
+        if len(draft) > 240:
+            draft = draft[:240] + "…"
+        if note == "not_found":
+            return self.tr(
+                "No passage found is close to this question, so the model was not asked."
+            )
+        if note == "unsupported":
+            return self.tr(
+                "The model's answer is not in the passages it was given, so it is not shown "
+                "as the answer. Its unchecked draft: {draft}"
+            ).format(draft=draft)
+        if note == "quoted_unsupported":
+            return self.tr(
+                "The model's answer is not in its passages; these quoted passages look "
+                "relevant. Its unchecked draft: {draft}"
+            ).format(draft=draft)
+        if note == "quoted_not_answered":
+            return self.tr("The model did not answer; these quoted passages look relevant.")
+        if note == "withheld" and withheld:
+            return self.tr("Left out, because no passage says it: {sentences}").format(
+                sentences=withheld[:240]
+            )
+        return None
+
     async def _answer(self, question: str, *, regenerate: bool) -> Any:
         from agentmaker.errors import AgentmakerError
 
@@ -268,6 +297,8 @@ class ConversationLinks(QObject):
                 failure = self.tr(
                     "Check this answer: {numbers} appear in none of the passages it was given."
                 ).format(numbers=", ".join(unsupported))
+            if failure is None:
+                failure = self._note(stream)
         except asyncio.CancelledError:
             stopped = True
             raise

@@ -47,7 +47,8 @@ _SEARCHING = QT_TRANSLATE_NOOP("TranscriptView", "Searching your documents…")
 _WRITING = QT_TRANSLATE_NOOP("TranscriptView", "Writing the answer…")
 _NOTHING = QT_TRANSLATE_NOOP("TranscriptView", "No answer was produced.")
 #: The engine's fixed answers (agentmaker.rag.answer.prompting: NO_HITS_ANSWER,
-#: NO_SENTENCE_ANSWER), shown in the window's language; a test keeps them equal.
+#: NO_SENTENCE_ANSWER; rag.answer.checked: NOT_FOUND_ANSWER), shown in the window's
+#: language; a test keeps them equal.
 CANNED_ANSWERS = (
     QT_TRANSLATE_NOOP(
         "TranscriptView",
@@ -58,6 +59,11 @@ CANNED_ANSWERS = (
         "TranscriptView",
         "The passages below were found for this question, but none has a sentence to "
         "quote as an answer; open them to read more.",
+    ),
+    QT_TRANSLATE_NOOP(
+        "TranscriptView",
+        "Your documents do not seem to answer this: none of the passages found says it. "
+        "The passages looked at are listed below.",
     ),
 )
 

@@ -120,3 +120,24 @@ def test_document_html_is_shown_as_text_and_only_cite_links_act(
     qloop.until(lambda: not desk.bridge.tasks)
     assert payload_img in desk.source_view.text.toPlainText()
     assert payload_link in desk.source_view.highlighted_text()
+
+
+def test_an_unsupported_answer_is_not_shown_as_one_and_its_draft_is_noted(
+    desk, qloop, tmp_path: Path
+) -> None:
+    doc = tmp_path / "siege.md"
+    doc.write_text(
+        "# Siege\n\nThe large siege guns, of nine-inch calibre, were hauled by ten yoke of oxen.\n",
+        encoding="utf-8",
+    )
+    qloop.run(desk.bridge.aingest([str(doc)]))
+    llm = ScriptedLLM(["The guns were hauled by 40 horses [1]."], delay=0.01)
+    llm.checks_answers = True  # as the built-in model does
+    desk.bridge.library.set_llm(llm)
+    _ask(desk, qloop, "How many horses hauled the large siege guns?")
+    view = desk.transcript
+    text = view.browser.toPlainText()
+    # The documents do not say it: that is the answer; the model's text is a noted draft.
+    assert view.answer_text().startswith("Your documents do not seem to answer this")
+    assert "not shown as the answer. Its unchecked draft: The guns were hauled by 40" in text
+    assert [a for a in view.anchors() if a.startswith("src:")]  # the passages looked at

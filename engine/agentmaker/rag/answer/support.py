@@ -74,7 +74,9 @@ class SentenceCheck:
     body: str  # without its [n] markers
     cited: tuple[int, ...]
     supporting: tuple[int, ...]  # best first
-    claim: bool  # says something (not only "[1]" or "This is stated in [1].")
+    #: Says something the question does not (not only "[1]", "This is stated in [1]."
+    #: or the question's words again).
+    claim: bool
 
     @property
     def supported(self) -> bool:
@@ -148,9 +150,11 @@ def check_sentence(
     words = set(terms(body)) - _META
     numbers = stated_numbers(body)
     names = _names(body)
-    if not words and not numbers:
-        return SentenceCheck(sentence, body, cited, (), claim=False)
     added = words - set(terms(question))
+    if not added and not numbers:
+        # Nothing beyond the question's own words ("The default directory is [4]."):
+        # it answers nothing, whatever it cites.
+        return SentenceCheck(sentence, body, cited, (), claim=False)
     ranked: list[tuple[float, int]] = []
     for n, passage in enumerate(passages, start=1):
         if numbers and not set(numbers) <= numbers_in(passage):

@@ -1,0 +1,176 @@
+"""The support check: each sentence of a small model's answer against its passages."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+from agentmaker.library import Library
+from agentmaker.rag.answer.checked import (
+    NOT_FOUND_ANSWER,
+    NOT_FOUND_ANSWER_ZH,
+    CheckedAnswer,
+    answer_when_unsupported,
+    in_chinese,
+    passages_answer_question,
+)
+from agentmaker.rag.answer.support import SentenceSplitter, check_sentence, split_answer
+from agentmaker.testing import FakeEmbedder, ScriptedLLM
+
+ROBERTS = (
+    "Iwan Wyn Roberts (born 26 June 1968) is a Welsh former professional footballer who "
+    "played as a forward for Norwich City. He scored in the cup final in 1998."
+)
+GUNS = "The large siege guns, of nine-inch calibre, were hauled by ten yoke of oxen."
+FARM = "In 1820 he bought a small estate adjoining Bald Hills."
+
+
+def test_a_supported_sentence_keeps_its_citation_as_written() -> None:
+    check = check_sentence(
+        "What calibre were the guns?", "They were nine-inch calibre [2].", [FARM, GUNS]
+    )
+    assert check.supported and check.citations == (2,)
+    assert check.shown() == "They were nine-inch calibre [2]."
+
+
+def test_a_citation_to_the_wrong_passage_is_re_pointed() -> None:
+    check = check_sentence("How many oxen?", "Ten yoke of oxen hauled each gun. [1]", [FARM, GUNS])
+    assert check.supported and check.citations == (2,)
+    assert check.shown() == "Ten yoke of oxen hauled each gun. [2]"
+
+
+def test_of_two_citations_the_one_that_does_not_support_is_dropped() -> None:
+    check = check_sentence(
+        "What calibre?", "The guns were of nine-inch calibre. [1][2]", [FARM, GUNS]
+    )
+    assert check.citations == (2,) and check.shown() == "The guns were of nine-inch calibre. [2]"
+
+
+def test_a_name_or_number_no_passage_holds_is_unsupported() -> None:
+    question = "Who won the 1998 FIFA World Cup final?"
+    # Every word but the tournament's name is in the biography: the name decides.
+    fifa = check_sentence(
+        question, "Iwan Roberts won the 1998 FIFA World Cup final. [1]", [ROBERTS]
+    )
+    assert not fifa.supported and fifa.citations == ()
+    light = check_sentence(
+        "What is the speed of light?", "The speed of light is 299,792,458 km/s. [1]", [GUNS]
+    )
+    assert not light.supported
+    # Accents and case aside, a name in the passage is found.
+    assert check_sentence(
+        "Who?", "Anna Pavlovna Scherer [1]", ["Anna Pavlovna Schérer said"]
+    ).supported
+
+
+def test_sentences_are_cut_with_their_markers_and_stream_whole() -> None:
+    assert split_answer("It is 1.4% [1]. Next one.\nLast [2]") == [
+        "It is 1.4% [1].",
+        " Next one.",
+        "\nLast [2]",
+    ]
+    splitter = SentenceSplitter()
+    assert splitter.feed("Ten yoke") == [] and splitter.feed(" of oxen.") == []
+    assert splitter.feed(" [1") == [] and splitter.feed("] Each") == ["Ten yoke of oxen. [1]"]
+    assert splitter.flush() == [" Each"]
+
+
+def test_the_checked_answer_shows_supported_sentences_and_withholds_the_rest() -> None:
+    answer = CheckedAnswer("How were the guns hauled?", [FARM, GUNS])
+    shown = answer.feed("Ten yoke of oxen hauled each gun [1]. ") + answer.feed(
+        "It took 300 men as well [2]."
+    )
+    shown += answer.flush()
+    assert shown == "Ten yoke of oxen hauled each gun. [2]"
+    assert answer.withheld == ["It took 300 men as well."] and not answer.non_answer
+
+
+def test_the_gate_in_both_languages() -> None:
+    # Words of the question in a passage, or a passage found by meaning, open it.
+    assert passages_answer_question("What calibre were the siege guns?", [GUNS], [0.1])
+    assert passages_answer_question("How heavy was the artillery?", [GUNS], [0.62])
+    assert not passages_answer_question("What is the population of Reykjavik?", [GUNS], [0.2])
+    zh = "2021年中国电影市场总票房是470亿元。"
+    assert passages_answer_question("2021年中国电影市场总票房是多少？", [zh], [None])
+    assert not passages_answer_question("北京冬奥会的吉祥物叫什么？", [zh], [None])
+    assert not passages_answer_question("anything", [], [])
+
+
+def test_unsupported_answers_quote_a_matching_passage_or_abstain_in_the_question_language() -> None:
+    assert answer_when_unsupported("What calibre were the large siege guns?", [GUNS]).quote
+    english = answer_when_unsupported("Who painted the Sistine Chapel ceiling?", [GUNS])
+    assert not english.quote and english.text == NOT_FOUND_ANSWER
+    chinese = answer_when_unsupported("西斯廷礼拜堂的天顶画是谁画的？", [GUNS])
+    assert chinese.text == NOT_FOUND_ANSWER_ZH and in_chinese("谁画的？") and not in_chinese("Who?")
+
+
+@pytest.fixture
+def library(tmp_path: Path):
+    lib = Library.open(tmp_path / "lib.sqlite", embedder=FakeEmbedder())
+    lib.pipeline.ingest_text("# Siege\n\n" + GUNS, source="siege.md", fmt="md")
+    lib.pipeline.ingest_text("# Estate\n\n" + FARM, source="farm.md", fmt="md")
+    yield lib
+    lib.close()
+
+
+def _checking(replies: list[str]) -> ScriptedLLM:
+    llm = ScriptedLLM(replies)
+    llm.checks_answers = True  # as the built-in model does
+    return llm
+
+
+def test_ask_re_points_and_drops_citations(library: Library) -> None:
+    library.set_llm(_checking(["The guns were of nine-inch calibre [1][2]. Made in Paris [1]."]))
+    result = asyncio.run(library.rag.ask("What calibre were the large siege guns?"))
+    siege = next(s.n for s in result.sources if "calibre" in s.content)
+    assert result.answer == f"The guns were of nine-inch calibre. [{siege}]"
+    assert result.withheld == ["Made in Paris."] and result.note == "withheld"
+    assert not result.abstained and not result.extractive
+
+
+def test_an_unsupported_key_claim_is_not_presented_as_the_answer(library: Library) -> None:
+    library.set_llm(_checking(["The guns were hauled by 40 horses [1]."]))
+    result = asyncio.run(library.rag.ask("How many horses hauled the large siege guns?"))
+    # No passage says 40 horses: the documents are said not to answer it; the model's
+    # text is kept as a draft and the passages looked at are listed.
+    assert result.answer == NOT_FOUND_ANSWER and result.abstained
+    assert result.note == "unsupported" and result.draft == "The guns were hauled by 40 horses [1]."
+    assert result.sources
+
+
+def test_i_dont_know_beside_a_matching_passage_shows_its_quotes(library: Library) -> None:
+    library.set_llm(_checking(["I don't know. [1]"]))
+    result = asyncio.run(library.rag.ask("What calibre were the large siege guns?"))
+    assert result.extractive and result.note == "quoted_not_answered"
+    assert "nine-inch calibre" in result.answer and "[" in result.answer
+    # ...but not when no passage matches the question: then it stays a non-answer.
+    library.set_llm(_checking(["I don't know."]))
+    other = asyncio.run(library.rag.ask("In 1820 what did he buy, and whose siege was it?"))
+    assert other.abstained or other.extractive  # never the model's bare guess
+
+
+def test_the_gate_does_not_ask_the_model_when_nothing_is_close(library: Library) -> None:
+    llm = _checking(["Reykjavik has 140,000 people [1]."])
+    library.set_llm(llm)
+    result = asyncio.run(library.rag.ask("What is the population of Reykjavik?"))
+    assert llm.calls == [] and result.abstained and result.note == "not_found"
+    assert result.answer == NOT_FOUND_ANSWER and result.sources  # the passages looked at
+
+
+def test_a_model_that_does_not_ask_for_checks_is_shown_as_written(library: Library) -> None:
+    library.set_llm(ScriptedLLM(["The guns were hauled by 40 horses [1]."]))
+    result = asyncio.run(library.rag.ask("How many horses hauled the large siege guns?"))
+    assert result.answer == "The guns were hauled by 40 horses [1]." and result.note == ""
+    assert result.unsupported == ["40"]
+
+
+def test_a_sentence_that_only_repeats_the_question_is_no_answer() -> None:
+    check = check_sentence(
+        "What is the default dist directory used by poetry publish?",
+        "The default dist directory used by poetry publish is [4].",
+        ["Default is `dist`.", "", "", "The default dist directory used by poetry publish."],
+    )
+    assert not check.claim
+    answer = CheckedAnswer("What calibre were the guns?", [GUNS])
+    assert answer.feed("The guns were [1].") + answer.flush() == "" and not answer.withheld
