@@ -65,9 +65,14 @@ def _holds(text: str, answers: list[str]) -> bool:
     return any(_norm(a) in body for a in answers if a)
 
 
+_LOOSE_TOKEN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]|[^\W\u3400-\u4dbf\u4e00-\u9fff]+|%")
+
+
 def _loose(text: str) -> str:
-    # Case, quotes, whitespace and punctuation aside; every word and number stays.
-    return " " + " ".join(re.findall(r"\w+|%", unicodedata.normalize("NFKC", text).lower())) + " "
+    # Case, quotes, whitespace and punctuation aside; every word, number and Chinese
+    # character stays, in order (each Chinese character a token: no spaces there).
+    tokens = _LOOSE_TOKEN.findall(unicodedata.normalize("NFKC", text).lower())
+    return " " + " ".join(tokens) + " "
 
 
 def _holds_loose(text: str, answers: list[str]) -> bool:

@@ -73,7 +73,9 @@ def test_the_prompt_fits_and_numbers_match_the_sources(
     assert {int(n) for n in re.findall(r"\[(\d+)\]", result.answer)} <= {
         s.n for s in result.sources
     }
-    assert not result.extractive and result.answer.strip()
+    # The model answered: as written, or (its answer not in its passages) with quotes.
+    assert result.answer.strip() and not result.error
+    assert not result.extractive or result.note.startswith("quoted_")
 
 
 def test_invented_citations_are_removed_and_non_answers_marked(library: Library) -> None:
@@ -125,7 +127,9 @@ def test_a_crash_of_the_model_process_falls_back_and_the_library_survives(
         assert "stopped by the system" in result.error
         assert "3-" in result.answer  # the quoted clause about rule 3's receipts
         again = asyncio.run(library.rag.ask("Which receipt must travellers keep for rule 3?"))
-        assert not again.extractive and again.answer.strip() and not again.error
+        # The model was asked again and answered (its answer checked against its passages).
+        assert again.answer.strip() and not again.error
+        assert not again.extractive or again.note.startswith("quoted_")
         assert library.source_store.list_documents()  # the library is intact
     finally:
         llm.close()
