@@ -79,6 +79,9 @@ def answer_record(result: Any) -> dict[str, Any]:
         "extractive": bool(result.extractive),
         "abstained": bool(getattr(result, "abstained", False)),
         "error": str(getattr(result, "error", "") or ""),
+        # Why the answer is not (only) the model's text, and its unchecked draft.
+        "note": str(getattr(result, "note", "") or ""),
+        "draft": str(getattr(result, "draft", "") or ""),
         "sources": [
             {
                 "n": s.n,
@@ -101,9 +104,13 @@ def print_answer(result: Any, *, as_json: bool = False, out: TextIO | None = Non
         return
     if record["error"]:
         out.write(f"The language model failed ({record['error']}); quoting the documents.\n\n")
+    elif record["note"].startswith("quoted_"):
+        out.write("The model's answer is not in the passages; quoting the documents:\n\n")
     elif record["extractive"] and record["sources"]:
         out.write("Extractive answer (no language model configured):\n\n")
     out.write(textwrap.fill(record["answer"], width=88) + "\n\n")
+    if record["note"] == "unsupported" and record["draft"]:
+        out.write(f"(The model's unchecked draft, in no passage: {record['draft']})\n\n")
     if record["abstained"]:
         out.write("The documents do not seem to answer this. Passages looked at:\n")
     for src in record["sources"]:
