@@ -56,6 +56,7 @@ _META = frozenset(
 # "of"/"the"/"de" inside; or a single ALL-CAPS / snake_case / CamelCase word.
 _CAP = r"[A-Z][\w'’.-]*"
 _NAME_RUN = re.compile(rf"{_CAP}(?:\s+(?:(?:of|the|de|von|van|da|del)\s+)?{_CAP})*")
+_POSSESSIVE = re.compile(r"['’]s$")
 _CODE_WORD = re.compile(r"\b(?:[A-Z][A-Z0-9]{1,}|\w+_\w+|[a-z]+[A-Z]\w*)\b")
 _STOP_START = frozenset(
     re.findall(
@@ -115,7 +116,8 @@ def _names(body: str) -> list[str]:
     """The names ``body`` states (see the module docstring), folded."""
     found: list[str] = []
     for match in _NAME_RUN.finditer(body):
-        words = match.group(0).split()
+        # A possessive is not part of the name: "Poetry's setting" names "Poetry".
+        words = [_POSSESSIVE.sub("", w) for w in match.group(0).split()]
         start = match.start()
         at_start = not body[:start].strip(" \"'“‘(")
         # A capitalised first word is only a name when a capitalised word follows it.

@@ -174,3 +174,13 @@ def test_a_sentence_that_only_repeats_the_question_is_no_answer() -> None:
     assert not check.claim
     answer = CheckedAnswer("What calibre were the guns?", [GUNS])
     assert answer.feed("The guns were [1].") + answer.flush() == "" and not answer.withheld
+
+
+def test_a_possessive_is_not_part_of_a_name() -> None:
+    passage = "### installer.max-workers\n\nPoetry: **Default**: `number_of_cores + 4`"
+    check = check_sentence(
+        "What is the default value of Poetry's installer.max-workers setting?",
+        "The default value of Poetry's installer.max-workers setting is `number_of_cores + 4`. [1]",
+        [passage],
+    )
+    assert check.supported and check.citations == (1,)
