@@ -52,11 +52,6 @@ class EngineBridge(QObject):
     ingestProgress = Signal(object)  # IngestProgress
     ingestFinished = Signal(object)  # BatchReport
     ingestFailed = Signal(str)
-    answerStarted = Signal(str)  # question
-    answerSources = Signal(list, bool)  # list[SourceRef], extractive
-    answerPiece = Signal(str)
-    answerFinished = Signal(bool)  # True when stopped by the person
-    answerFailed = Signal(str)
     reembedProgress = Signal(int, int)  # done, total
     reembedFinished = Signal(bool)  # True when cancelled
     reembedFailed = Signal(str)
@@ -419,10 +414,6 @@ class EngineBridge(QObject):
 
     # --- asking ----------------------------------------------------------------------
 
-    def ask(self, question: str) -> asyncio.Task[Any]:
-        """Answer ``question`` in the background, stopping any answer in progress."""
-        return self.run_answer(self.aask(question))
-
     def run_answer(self, coro: Coroutine[Any, Any, Any]) -> asyncio.Task[Any]:
         """Run ``coro`` as *the* answer (one at a time): Stop and Esc cancel it."""
         self.stop_answer()
@@ -440,45 +431,6 @@ class EngineBridge(QObject):
     def top_k(self) -> int | None:
         """Passages per answer from the settings (None: the library's default)."""
         return self._top_k
-
-    async def aask(self, question: str) -> str:
-        """Stream an answer: answerStarted, answerSources, answerPiece…, answerFinished."""
-        from agentmaker.errors import AgentmakerError
-
-        if self._lib is None:
-            self.answerFailed.emit(self.tr("No library is open."))
-            return ""
-        self.answerStarted.emit(question)
-        self._set_busy(+1)
-        pieces: list[str] = []
-        stream = self._lib.rag.ask_stream(question, top_k=self._top_k)
-        sent_sources = False
-        try:
-            async for piece in stream:
-                if not sent_sources:
-                    sent_sources = True
-                    self.answerSources.emit(list(stream.sources), bool(stream.extractive))
-                pieces.append(piece)
-                self.answerPiece.emit(piece)
-            if not sent_sources:
-                self.answerSources.emit(
-                    list(getattr(stream, "sources", []) or []),
-                    bool(getattr(stream, "extractive", False)),
-                )
-            note = str(getattr(stream, "error", "") or "")
-            if note:  # the model failed: the quoted answer stays, the note says why
-                self.answerFailed.emit(note)
-            else:
-                self.answerFinished.emit(False)
-        except asyncio.CancelledError:
-            self.answerFinished.emit(True)
-            raise
-        except AgentmakerError as error:
-            self.answerFailed.emit(engine_text(error))
-        finally:
-            self._set_busy(-1)
-            await asyncio.shield(self._close_stream(stream))
-        return "".join(pieces)
 
     async def close_stream(self, stream: Any) -> None:
         """Close an answer stream, best effort (its answer already ended)."""
