@@ -184,3 +184,34 @@ def test_a_possessive_is_not_part_of_a_name() -> None:
         [passage],
     )
     assert check.supported and check.citations == (1,)
+
+
+def test_stopping_a_checked_answer_ends_the_model_stream(library: Library) -> None:
+    """Stop while a sentence is still held back (nothing shown yet): the model's stream
+    is closed at once and nothing more of it is read."""
+    endless = "The large siege guns were hauled " + "very slowly and " * 400 + "by oxen [1]."
+    llm = _checking([endless])
+    llm.delay = 0.005
+
+    async def run() -> tuple[list[str], int]:
+        stream = library.rag.ask_stream("What calibre were the large siege guns?")
+        shown: list[str] = []
+
+        async def consume() -> None:
+            async for piece in stream:
+                shown.append(piece)
+
+        task = asyncio.create_task(consume())
+        while not llm.calls:  # the model was asked (the gate let the question through)
+            await asyncio.sleep(0.01)
+        await asyncio.sleep(0.2)  # it is writing the first, long sentence
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        await stream.aclose()
+        return shown, llm.closed_streams
+
+    library.set_llm(llm)
+    shown, closed = asyncio.run(asyncio.wait_for(run(), timeout=120))
+    assert closed == 1  # the model's generator was closed: generation ended
+    assert shown == []  # the unfinished sentence was never shown
