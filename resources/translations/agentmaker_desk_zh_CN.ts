@@ -360,8 +360,8 @@
     </message>
     <message>
         <location filename="../../gui/agentmaker_desk/widgets/empty_state.py" line="41"/>
-        <source>PDF, Word, PowerPoint, Excel, OpenDocument, RTF, EPUB, e-mail (.eml, .msg, .mbox), Markdown, text, HTML, CSV and JSON files, scans and pictures are read on this computer; nothing is uploaded.</source>
-        <translation>PDF、Word、PowerPoint、Excel、OpenDocument、RTF、EPUB、电子邮件（.eml、.msg、.mbox）、Markdown、纯文本、HTML、CSV 和 JSON 文件以及扫描件和图片都在本机读取，不会上传任何内容。</translation>
+        <source>PDF, Word, PowerPoint, Excel, OpenDocument, RTF, EPUB, e-mail (.eml, .mbox), Markdown, text, HTML, CSV and JSON files, scans and pictures are read on this computer; nothing is uploaded.</source>
+        <translation>PDF、Word、PowerPoint、Excel、OpenDocument、RTF、EPUB、电子邮件（.eml、.mbox）、Markdown、纯文本、HTML、CSV 和 JSON 文件以及扫描件和图片都在本机读取，不会上传任何内容。</translation>
     </message>
     <message>
         <location filename="../../gui/agentmaker_desk/widgets/empty_state.py" line="49"/>

@@ -37,9 +37,9 @@ class EmptyLibraryView(QFrame):
         self.message.setWordWrap(True)
         self.hint = QLabel(
             self.tr(
-                "PDF, Word, PowerPoint, Excel, OpenDocument, RTF, EPUB, e-mail (.eml, .msg, "
-                ".mbox), Markdown, text, HTML, CSV and JSON files, scans and pictures are read "
-                "on this computer; nothing is uploaded."
+                "PDF, Word, PowerPoint, Excel, OpenDocument, RTF, EPUB, e-mail (.eml, .mbox), "
+                "Markdown, text, HTML, CSV and JSON files, scans and pictures are read on this "
+                "computer; nothing is uploaded."
             ),
             self,
         )
