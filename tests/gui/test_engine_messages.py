@@ -108,6 +108,10 @@ def test_linked_folder_failures_are_chinese(desk, qloop, tmp_path: Path, chinese
     assert (row.text(0), row.text(1)) == ("empty.md", "文件是空的，没有可索引的内容。")
     save_shot(dialog, "14-linked-folder-failure-zh.png")
     dialog.reject()
+    # The scan's report is still being handled (the document list is re-read): let it
+    # finish on the loop, or the language switch of the teardown would run it outside.
+    qloop.run(desk.bridge.folders.wait_idle())
+    qloop.until(lambda: not desk.bridge.tasks)
 
 
 def test_linked_folder_errors_are_chinese(tmp_path: Path, chinese) -> None:
