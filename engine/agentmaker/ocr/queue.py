@@ -18,14 +18,13 @@ from __future__ import annotations
 
 import json
 import os
-import platform
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
 from agentmaker.ocr.render import IMAGE_EXTENSIONS
-from agentmaker.retrieval.database import dialect
+from agentmaker.retrieval.database import dialect, own_rows, this_computer
 
 JobStatus = Literal["pending", "done", "unreadable", "failed"]
 PageStatus = Literal["ok", "unreadable", "failed"]
@@ -150,10 +149,9 @@ class OcrQueue:
         self.db = db
         db.migrate("ocr", _MIGRATIONS)
         #: This computer, in a team library (None in a library file: one computer's).
-        self.machine: str | None = None
+        self.machine = this_computer(db, machine)
         if dialect(db) == "postgresql":
             db.migrate("ocr_people", [_PG_PEOPLE])
-            self.machine = platform.node() if machine is None else machine
         self.extensions: frozenset[str] = frozenset()
         self._enabled = False
         self.enabled = enabled
@@ -207,12 +205,7 @@ class OcrQueue:
             )
 
     def _mine(self) -> tuple[str, tuple[Any, ...]]:
-        """The condition (and its parameter) that keeps a team library's app to its own
-        jobs: this login's (also for the tables' owner, whom row-level security lets
-        see all) on this computer. Always true in a library file."""
-        if self.machine is None:
-            return "1 = 1", ()
-        return "owner = current_user AND machine = ?", (self.machine,)
+        return own_rows(self.machine)
 
     # --- reading the queue ---------------------------------------------------
 

@@ -10,6 +10,7 @@ text where the dialects agree and ask :func:`dialect` where they do not.
 
 from __future__ import annotations
 
+import platform
 from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from typing import Any, Literal, Protocol
@@ -53,6 +54,23 @@ class Database(Protocol):
 def dialect(db: object) -> Dialect:
     """Which SQL the database speaks."""
     return "postgresql" if getattr(db, "dialect", "sqlite") == "postgresql" else "sqlite"
+
+
+def this_computer(db: object, machine: str | None = None) -> str | None:
+    """In a team library, the name of the computer whose files a row names (``machine``,
+    or this one's); None in a library file, which one computer uses."""
+    if dialect(db) != "postgresql":
+        return None
+    return platform.node() if machine is None else machine
+
+
+def own_rows(machine: str | None, alias: str = "") -> tuple[str, tuple[str, ...]]:
+    """The condition (and its parameter) that keeps a team library's app to this login's
+    rows of this computer (also for the tables' owner, whom row-level security lets see
+    all); always true in a library file (``machine`` None)."""
+    if machine is None:
+        return "1 = 1", ()
+    return f"{alias}owner = current_user AND {alias}machine = ?", (machine,)
 
 
 def is_postgres_url(target: object) -> bool:

@@ -29,7 +29,6 @@ import asyncio
 import json
 import logging
 import os
-import platform
 import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -56,7 +55,7 @@ from agentmaker.rag.folders.scan import ScanRun, outermost
 from agentmaker.rag.ingest.batch import CancelToken, FileOutcome
 from agentmaker.rag.ingest.contextualizers import HeadingContextualizer
 from agentmaker.rag.ingest.pipeline import IngestionPipeline, doc_id_for_path, supported_extensions
-from agentmaker.retrieval.database import Database, dialect
+from agentmaker.retrieval.database import Database, dialect, own_rows, this_computer
 from agentmaker.retrieval.sqlite.items import chunked
 
 log = logging.getLogger(__name__)
@@ -131,10 +130,9 @@ class FolderSync:
         self.db: Database = db or getattr(target, "db", None) or pipeline.source_store.db
         self.db.migrate("folder_sync", _MIGRATIONS)
         #: This computer, in a team library (None in a library file: one computer's).
-        self.machine: str | None = None
+        self.machine = this_computer(self.db, machine)
         if dialect(self.db) == "postgresql":
             self.db.migrate("folder_sync_people", [_PG_PEOPLE])
-            self.machine = platform.node() if machine is None else machine
         self._scan_lock = threading.Lock()
         self._active: CancelToken | None = None
         self._listeners: list[Callable[[], None]] = []
@@ -232,14 +230,10 @@ class FolderSync:
             raise _linked_elsewhere(path, rows[0][0])
 
     def _mine(self, alias: str = "") -> tuple[str, tuple[str, ...]]:
-        """The condition keeping a team library's app to the folders linked on this
-        computer by this login (always true in a library file)."""
-        if self.machine is None:
-            return "1 = 1", ()
-        return f"{alias}owner = current_user AND {alias}machine = ?", (self.machine,)
+        return own_rows(self.machine, alias)
 
     def _in_my_folders(self) -> tuple[str, tuple[str, ...]]:
-        """The same for ``sync_files`` rows: those under this computer's folders."""
+        """``own_rows`` for ``sync_files``: the rows under this computer's folders."""
         if self.machine is None:
             return "1 = 1", ()
         mine, params = self._mine()

@@ -2,22 +2,21 @@
 
 So that a BM25 score means the same on both backends, a chunk is prepared by
 ``text_analysis.index_text`` (NFKC, CJK runs as bigrams) and then split by SQLite FTS5's
-``porter unicode61 remove_diacritics 2`` tokenizer, run in an in-memory SQLite table:
-the same stems, the same document lengths. Query words go through the same tokenizer
+``porter unicode61 remove_diacritics 2`` tokenizer, run in an in-memory SQLite table
+(``sqlite.fts5_tokens``, which the tantivy keyword copy uses too): the same stems, the
+same document lengths. Query words go through the same tokenizer
 (``fts5_topk.Stemmer``) and the same stop-word list (``text_analysis.query_terms``).
 """
 
 from __future__ import annotations
 
-import threading
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-import sqlean as sqlite3
-
-from agentmaker.retrieval.sqlite.fts5_topk import TOKENIZE, Stemmer
-from agentmaker.retrieval.text_analysis import _CJK_RUN, index_text, query_terms
+from agentmaker.retrieval.sqlite.fts5_tokens import Fts5Tokenizer
+from agentmaker.retrieval.sqlite.fts5_topk import Stemmer
+from agentmaker.retrieval.text_analysis import _CJK_RUN, query_terms
 
 
 @dataclass(frozen=True)
@@ -32,25 +31,13 @@ class Tokenizer:
     """Texts → :class:`TermCounts`, queries → terms (thread-safe)."""
 
     def __init__(self) -> None:
-        self._conn = sqlite3.connect(":memory:", check_same_thread=False)
-        self._conn.execute(f"CREATE VIRTUAL TABLE tok USING fts5(t, tokenize='{TOKENIZE}')")
-        self._conn.execute("CREATE VIRTUAL TABLE tokv USING fts5vocab(tok, 'instance')")
-        self._lock = threading.Lock()
+        self._tokens = Fts5Tokenizer()
         self._stemmer = Stemmer()
 
     def count(self, texts: Sequence[str]) -> list[TermCounts]:
         """The tokens of each text, as FTS5 would index it."""
-        if not texts:
-            return []
-        with self._lock:
-            self._conn.executemany(
-                "INSERT INTO tok(rowid, t) VALUES (?, ?)",
-                [(i, index_text(t)) for i, t in enumerate(texts)],
-            )
-            counters: list[Counter[str]] = [Counter() for _ in texts]
-            for doc, term in self._conn.execute("SELECT doc, term FROM tokv"):
-                counters[doc][term] += 1
-            self._conn.execute("DELETE FROM tok")
+        found = self._tokens.tokens(list(enumerate(texts)))
+        counters = [Counter(found[i].split()) for i in range(len(texts))]
         return [TermCounts(dict(c), sum(c.values())) for c in counters]
 
     def query(self, query: str) -> tuple[list[str], list[str]]:
@@ -73,6 +60,5 @@ class Tokenizer:
         return terms, prefixes
 
     def close(self) -> None:
-        with self._lock:
-            self._conn.close()
+        self._tokens.close()
         self._stemmer.close()
