@@ -4,9 +4,9 @@ The answer-quality benchmark asks ~40 questions at 15–40 s each. Most changes 
 answer path happen after the model has written (the support check, the fallbacks), so
 :class:`CachedLLM` keeps every completion (and its token count and llama.cpp timings)
 in a JSON file keyed by the exact prompt, the model file and the sampling settings; only
-a prompt that changed is generated again. The question block's random fence
-(``prompting.question_fence``) is written as ``FENCE`` in the key: it changes on every
-request and does not change what is asked. Benchmark-only.
+a prompt that changed is generated again. The question block's fence
+(``prompting.question_fence``, keyed by a per-process secret) is written as ``FENCE`` in
+the key: it differs between processes and does not change what is asked. Benchmark-only.
 """
 
 from __future__ import annotations

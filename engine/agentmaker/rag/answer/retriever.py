@@ -437,7 +437,7 @@ class AnswerStream(TextStream):
                 await aclose()
         self.abstained = is_non_answer(self.answer)
         if not self.abstained:
-            self.unsupported = unsupported_numbers(self.answer, [s.content for s in self.sources])
+            self.unsupported = unsupported_numbers(self.answer, [s.seen for s in self.sources])
 
     async def _checked(
         self, llm: LLMClient, messages: list[ChatMessage]
@@ -445,7 +445,7 @@ class AnswerStream(TextStream):
         """The model's answer sentence by sentence, as far as its passages support it
         (checked.py); quotes or "the documents do not seem to say" when nothing is."""
         cited = CitationFilter(s.n for s in self.sources)
-        checked = CheckedAnswer(self.question, [s.content for s in self.sources])
+        checked = CheckedAnswer(self.question, [s.seen for s in self.sources])
         stream = llm.stream(messages)
         try:
             async for piece in stream:
@@ -455,7 +455,7 @@ class AnswerStream(TextStream):
             text = checked.feed(cited.flush()) + checked.flush()
             if text:
                 yield text
-            if not checked.shown and not has_words(checked.raw):
+            if not checked.shown and not checked.pointed and not has_words(checked.raw):
                 raise self._no_answer(llm, checked.raw)
         except ModelError as exc:
             if checked.shown:  # half an answer is on screen: say it failed, do not mix
@@ -468,9 +468,16 @@ class AnswerStream(TextStream):
             if aclose is not None:
                 await aclose()
         self.withheld = list(checked.withheld)
+        if checked.only_pointed:
+            # "[2]" or "The default directory is [4].": the model points at the answer
+            # without writing it; what the passages it pointed at say is quoted instead.
+            self.extractive, self.note = True, "quoted_not_answered"
+            self.draft = checked.raw.strip()
+            yield self._quote(checked.pointed)
+            return
         if checked.shown:
             self.note = "withheld" if self.withheld else ""
-            self.unsupported = unsupported_numbers(self.answer, [s.content for s in self.sources])
+            self.unsupported = unsupported_numbers(self.answer, [s.seen for s in self.sources])
             return
         # Nothing the model wrote is said by its passages, or it said it does not know.
         self.draft = checked.raw.strip()
@@ -492,7 +499,14 @@ class AnswerStream(TextStream):
         self.error = str(exc)
         yield self._quote()
 
-    def _quote(self) -> str:
-        """The extractive answer: sentences of the passages, never an empty pane."""
-        result = extractive_answer(self.query, [s.content for s in self.sources])
+    def _quote(self, only: Sequence[int] = ()) -> str:
+        """The extractive answer: sentences of the passages (of those numbered ``only``,
+        when some of them have a sentence to quote), never an empty pane."""
+        passages = [s.content for s in self.sources]
+        if only:
+            chosen = [p if n in only else "" for n, p in enumerate(passages, start=1)]
+            result = extractive_answer(self.query, chosen)
+            if result.text:
+                return result.text
+        result = extractive_answer(self.query, passages)
         return result.text or NO_SENTENCE_ANSWER

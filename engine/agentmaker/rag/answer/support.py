@@ -10,11 +10,17 @@ model was given. A passage supports the sentence when
    grounding.py),
 2. every name it states (a run of capitalised words, an ALL-CAPS or ``snake_case``
    word: "FIFA World Cup", "Sistine Chapel", "SHELL_VERBOSITY") is in the passage as
-   written (case and accents aside), and
+   written (case and accents aside; one more word may stand inside it: "Iwan Roberts"
+   is "Iwan Wyn Roberts"), and
 3. most of its content words are in the passage (``min_coverage``; a paraphrase keeps
    most words, an answer from memory does not): of all its words, or of the words it
    adds to the question ("July 1805" to "In what month and year does the opening
    scene take place?"), whichever share is higher.
+
+A passage is what the model read of it, its header line included ("Version 5.0.0,
+2024-09-15" is often only there). When no passage supports a sentence alone, two that
+each hold a part of it may support it together (a biography and its infobox); the
+sentence then cites both.
 
 The caller keeps the citations of supporting passages, re-points a citation to a passage
 that supports the sentence when the cited one does not, adds one to an uncited sentence,
@@ -24,6 +30,7 @@ left, the answer says the documents do not seem to say it).
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections.abc import Sequence
@@ -78,6 +85,8 @@ class SentenceCheck:
     #: Says something the question does not (not only "[1]", "This is stated in [1]."
     #: or the question's words again).
     claim: bool
+    #: No passage supports it alone; the two :attr:`supporting` ones do together.
+    joint: bool = False
 
     @property
     def supported(self) -> bool:
@@ -90,6 +99,8 @@ class SentenceCheck:
         one (re-pointed), else nothing."""
         if not self.claim:
             return self.cited
+        if self.joint:
+            return self.supporting
         kept = tuple(n for n in self.cited if n in self.supporting)
         return kept or self.supporting[:1]
 
@@ -130,6 +141,17 @@ def _names(body: str) -> list[str]:
     return [n for n in found if n.strip()]
 
 
+@functools.lru_cache(maxsize=1024)
+def _name_pattern(name: str) -> re.Pattern[str]:
+    # One more word may stand inside a name: "Iwan Roberts" is "Iwan Wyn Roberts".
+    return re.compile(" " + r"(?: \w+)? ".join(map(re.escape, name.split())) + " ")
+
+
+def _named(name: str, folded: str) -> bool:
+    """Whether the folded ``name`` is in the ``folded`` text, allowing a middle word."""
+    return name in folded or bool(_name_pattern(name).search(folded))
+
+
 def _body(sentence: str) -> tuple[str, tuple[int, ...]]:
     cited: list[int] = []
     for match in _MARKER.finditer(sentence):
@@ -147,29 +169,109 @@ def check_sentence(
     *,
     min_coverage: float = MIN_COVERAGE,
 ) -> SentenceCheck:
-    """Which of ``passages`` (numbered from 1) support ``sentence``, best first."""
+    """Which of ``passages`` (numbered from 1) support ``sentence``, best first; when
+    none does alone, the two that support it together (see :attr:`SentenceCheck.joint`)."""
     body, cited = _body(sentence)
     words = set(terms(body)) - _META
-    numbers = stated_numbers(body)
+    numbers = set(stated_numbers(body))
     names = _names(body)
     added = words - set(terms(question))
     if not added and not numbers:
         # Nothing beyond the question's own words ("The default directory is [4]."):
         # it answers nothing, whatever it cites.
         return SentenceCheck(sentence, body, cited, (), claim=False)
-    ranked: list[tuple[float, int]] = []
-    for n, passage in enumerate(passages, start=1):
-        if numbers and not set(numbers) <= numbers_in(passage):
+    asked = [name for name in names if name in _fold(question)]
+    claim = _Claim(words, added, numbers, names, asked, min_coverage)
+    evidence = [_Evidence.of(passage) for passage in passages]
+    ranked = sorted(
+        ((score, n) for n, e in enumerate(evidence, start=1) if (score := claim.held_by(e))),
+        key=lambda x: (-x[0], x[1]),
+    )
+    if ranked:
+        return SentenceCheck(sentence, body, cited, tuple(n for _, n in ranked), claim=True)
+    pair = _best_pair(claim, evidence, cited)
+    return SentenceCheck(sentence, body, cited, pair, claim=True, joint=bool(pair))
+
+
+@dataclass(frozen=True)
+class _Evidence:
+    """What a passage holds, as the check compares it: numbers, folded text, terms."""
+
+    numbers: frozenset[str]
+    folded: str
+    terms: frozenset[str]
+
+    @classmethod
+    def of(cls, passage: str) -> _Evidence:
+        # Words inside identifiers count as words too: POETRY_VIRTUALENVS_PATH names
+        # "Poetry", as the docs that write it only in upper case mean it.
+        folded = _fold(passage) + _fold(passage.replace("_", " "))
+        return cls(frozenset(numbers_in(passage)), folded, frozenset(terms(passage)))
+
+    def __or__(self, other: _Evidence) -> _Evidence:
+        return _Evidence(
+            self.numbers | other.numbers, self.folded + other.folded, self.terms | other.terms
+        )
+
+
+@dataclass(frozen=True)
+class _Claim:
+    words: set[str]
+    added: set[str]
+    numbers: set[str]
+    names: list[str]
+    asked: list[str]  # the names the question states too
+    min_coverage: float
+
+    def held_by(self, evidence: _Evidence) -> float:
+        """The share of the claim's words ``evidence`` holds when it holds all of its
+        numbers and names and enough of its words, else 0."""
+        if not self.numbers <= evidence.numbers:
+            return 0.0
+        if not all(_named(name, evidence.folded) for name in self.names):
+            return 0.0
+        coverage = max(
+            _share(self.words, evidence.terms),
+            _share(self.added, evidence.terms) if self.added else 0.0,
+        )
+        return coverage if coverage >= self.min_coverage else 0.0
+
+    def part_of(self, evidence: _Evidence) -> bool:
+        """Whether ``evidence`` is about what was asked (holds every name the question
+        states) and holds a number or a new name the claim states: a fact of its own,
+        not only some of its words."""
+        if not all(_named(name, evidence.folded) for name in self.asked):
+            return False
+        new_names = (name for name in self.names if name not in self.asked)
+        return bool(self.numbers & evidence.numbers) or any(
+            _named(name, evidence.folded) for name in new_names
+        )
+
+
+def _best_pair(
+    claim: _Claim, evidence: Sequence[_Evidence], cited: tuple[int, ...]
+) -> tuple[int, ...]:
+    """Two passages that support the claim together ("born in Bangor [2] on 26 June
+    1968 [1]", from a biography and its infobox), each holding a part of it and both
+    about what was asked: every name of the question the claim states is in both (so
+    "Iwan Roberts won the 1998 FIFA World Cup final" is not pieced together from his
+    biography and a passage on the World Cup). A pair the model cited first, then the
+    best covered; () when there is none."""
+    best: tuple[float, bool, tuple[int, int]] | None = None
+    for a in range(len(evidence)):
+        if not claim.part_of(evidence[a]):
             continue
-        folded = _fold(passage)
-        if any(name not in folded for name in names):
-            continue
-        held = set(terms(passage))
-        coverage = max(_share(words, held), _share(added, held) if added else 0.0)
-        if coverage >= min_coverage:
-            ranked.append((coverage, n))
-    ranked.sort(key=lambda x: (-x[0], x[1]))
-    return SentenceCheck(sentence, body, cited, tuple(n for _, n in ranked), claim=True)
+        for b in range(a + 1, len(evidence)):
+            if not claim.part_of(evidence[b]):
+                continue
+            score = claim.held_by(evidence[a] | evidence[b])
+            if not score:
+                continue
+            pair = (a + 1, b + 1)
+            key = (score, any(n in cited for n in pair), pair)
+            if best is None or (key[1], key[0]) > (best[1], best[0]):
+                best = key
+    return best[2] if best else ()
 
 
 def _share(words: set[str], held: set[str]) -> float:

@@ -58,6 +58,14 @@ def test_a_name_or_number_no_passage_holds_is_unsupported() -> None:
         "What is the speed of light?", "The speed of light is 299,792,458 km/s. [1]", [GUNS]
     )
     assert not light.supported
+    # A middle name aside, a name is found; not a different one.
+    born = "Iwan Wyn Roberts was born in Bangor, Gwynedd, on 26 June 1968."
+    assert check_sentence(
+        "Where was he born?", "Iwan Roberts was born in Bangor. [1]", [born]
+    ).supported
+    assert not check_sentence(
+        "Where was he born?", "Iwan Jones was born in Bangor. [1]", [born]
+    ).supported
     # Accents and case aside, a name in the passage is found.
     assert check_sentence(
         "Who?", "Anna Pavlovna Scherer [1]", ["Anna Pavlovna Schérer said"]
@@ -215,3 +223,108 @@ def test_stopping_a_checked_answer_ends_the_model_stream(library: Library) -> No
     shown, closed = asyncio.run(asyncio.wait_for(run(), timeout=120))
     assert closed == 1  # the model's generator was closed: generation ended
     assert shown == []  # the unfinished sentence was never shown
+
+
+INFOBOX = "Iwan Roberts Personal information Full name Iwan Wyn Roberts Date of birth 26 June 1968"
+# As the model reads it: the document's title and the heading, then the text.
+BIOGRAPHY = "Iwan Roberts — Early life\nRoberts was born in Bangor, Gwynedd, and grew up there."
+
+
+def test_two_passages_may_support_a_sentence_together_and_it_cites_both() -> None:
+    check = check_sentence(
+        "In which town was Iwan Roberts born?",
+        "Iwan Roberts was born in Bangor, Gwynedd, on 26 June 1968. [1]",
+        [INFOBOX, FARM, BIOGRAPHY],
+    )
+    # Neither says it all: the date is in the infobox, the town in the biography.
+    assert check.supported and check.joint and check.citations == (1, 3)
+    assert check.shown() == "Iwan Roberts was born in Bangor, Gwynedd, on 26 June 1968. [1][3]"
+    # Parts from two passages, but a name that neither holds: still unsupported.
+    cardiff = check_sentence(
+        "In which town was Iwan Roberts born?",
+        "Iwan Roberts was born in Cardiff on 26 June 1968 [1].",
+        [INFOBOX, BIOGRAPHY],
+    )
+    assert not cardiff.supported and cardiff.citations == ()
+    # Not pieced together from a passage on him and one on what the question names.
+    world_cup = "France won the 1998 FIFA World Cup final against Brazil."
+    fifa = check_sentence(
+        "Who won the 1998 FIFA World Cup final?",
+        "Iwan Roberts won the 1998 FIFA World Cup final. [1][2]",
+        [ROBERTS, world_cup],
+    )
+    assert not fifa.supported
+    # Nor a claim without a name or number of its own, from two passages' common words.
+    ocean = check_sentence(
+        "What is the largest ocean on Earth?",
+        "It is the largest body of water on Earth and home to many cities. [1][2]",
+        ["The largest city on Earth.", "Water was home to them."],
+    )
+    assert not ocean.supported
+
+
+def test_a_name_may_stand_inside_an_identifier() -> None:
+    passage = "**Environment Variable**: `POETRY_VIRTUALENVS_PATH`\n\nWhere environments go."
+    question = "Which environment variable sets where Poetry creates virtual environments?"
+    check = check_sentence(question, "Poetry reads POETRY_VIRTUALENVS_PATH. [1]", [passage])
+    assert check.supported
+    # Words inside an identifier are not any name: "Pipenv" is still not in it.
+    assert not check_sentence(
+        question, "Pipenv reads POETRY_VIRTUALENVS_PATH. [1]", [passage]
+    ).supported
+
+
+CHANGELOG = (
+    "# CHANGELOG\n\n## Version 5.0.0, 2024-09-15\n\n### New Features (ENH)\n\n"
+    "- Add a layout mode to text extraction (#2710)\n\n### Deprecations (DEP)\n\n"
+    "- Drop support for Python 3.7 and remove the old merger class (#2714)\n\n"
+    "## Version 4.3.1, 2024-07-21\n\n### Bug Fixes (BUG)\n\n- Fix outline reading (#2700)\n"
+)
+
+
+def test_an_answer_is_checked_against_the_passage_header_the_model_read(tmp_path: Path) -> None:
+    lib = Library.open(tmp_path / "log.sqlite", embedder=FakeEmbedder())
+    try:
+        lib.pipeline.ingest_text(CHANGELOG, source="CHANGELOG.md", fmt="md")
+        lib.set_llm(_checking(["Version 5.0.0 was released on 2024-09-15 [1]."]))
+        result = asyncio.run(lib.rag.ask("When was version 5.0.0 released, dropping Python 3.7?"))
+        cited = next(s for s in result.sources if "Python 3.7" in s.content)
+        # The date is in the passage's header ("Version 5.0.0, 2024-09-15"), not its text.
+        assert "2024-09-15" not in cited.content and "2024-09-15" in cited.seen
+        assert result.answer == f"Version 5.0.0 was released on 2024-09-15 [{cited.n}]."
+        assert result.note == "" and not result.abstained and result.unsupported == []
+    finally:
+        lib.close()
+
+
+def test_an_answer_that_only_points_at_a_passage_is_replaced_by_its_quotes(
+    tmp_path: Path,
+) -> None:
+    lib = Library.open(tmp_path / "guns.sqlite", embedder=FakeEmbedder())
+    try:
+        lib.pipeline.ingest_text("# Union\n\n" + GUNS, source="union.md", fmt="md")
+        other = "The large siege guns of the Confederates were of six-inch calibre."
+        lib.pipeline.ingest_text("# Confederates\n\n" + other, source="south.md", fmt="md")
+        question = "What calibre were the large siege guns of the Confederates?"
+        hits = asyncio.run(lib.rag.aretrieve(question, top_k=5))
+        south = 1 + next(i for i, h in enumerate(hits) if "six-inch" in h.content)
+        lib.set_llm(_checking([f"The calibre of the large siege guns is [{south}]."]))
+        result = asyncio.run(lib.rag.ask(question))
+        # The passage it pointed at is quoted, not every passage that matches.
+        assert result.extractive and result.note == "quoted_not_answered"
+        assert result.answer == f"{other} [{south}]"
+        assert result.draft == f"The calibre of the large siege guns is [{south}]."
+    finally:
+        lib.close()
+
+
+def test_a_checked_answer_of_bare_markers_quotes_the_passage_it_names(library: Library) -> None:
+    question = "What calibre were the large siege guns?"
+    siege = 1 + next(
+        i
+        for i, h in enumerate(asyncio.run(library.rag.aretrieve(question)))
+        if "calibre" in h.content
+    )
+    library.set_llm(_checking([f"[{siege}]"]))
+    result = asyncio.run(library.rag.ask(question))
+    assert result.answer == f"{GUNS} [{siege}]" and result.note == "quoted_not_answered"
