@@ -274,7 +274,7 @@ def _best_pair(
     return best[2] if best else ()
 
 
-def _share(words: set[str], held: set[str]) -> float:
+def _share(words: set[str], held: frozenset[str]) -> float:
     return len(words & held) / len(words) if words else 1.0
 
 
