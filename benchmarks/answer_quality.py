@@ -90,6 +90,36 @@ def _holds_loose(text: str, answers: list[str]) -> bool:
     return any(_loose(a) in body for a in answers if a.strip())
 
 
+# A unit written right after a number in Chinese ("12人", "3月10日"): the number is the fact.
+_ZH_UNIT = re.compile(r"(?<=\d)[人个名位年月日号元亿万岁次起艘架]")
+_MARKERS = re.compile(r"\[\d+\]")
+
+
+def _facts(text: str) -> tuple[set[str], set[str]]:
+    from agentmaker.rag.answer.grounding import numbers_in
+    from agentmaker.rag.answer.sentences import terms
+
+    plain = _ZH_UNIT.sub(" ", _MARKERS.sub(" ", unicodedata.normalize("NFKC", text)))
+    # Numbers are compared as numbers (a number word is its digits), the rest as words.
+    return numbers_in(plain), {t for t in terms(plain) if not numbers_in(t)}
+
+
+def _holds_facts(text: str, answers: list[str]) -> bool:
+    """The third, most lenient judge: every number (digits or number words) and every
+    content word (stemmed; Chinese by character pairs) of an expected answer is in the
+    answer, in any order: "21,015,324" for "21,015,324 passages" when the answer's
+    sentence says passages, "15 caps" for "fifteen caps", "12" for "12人"; not "10日" for
+    "3月10日" (the 3 is missing)."""
+    numbers, words = _facts(text)
+    for answer in answers:
+        if not answer.strip():
+            continue
+        want_numbers, want_words = _facts(answer)
+        if (want_numbers or want_words) and want_numbers <= numbers and want_words <= words:
+            return True
+    return False
+
+
 def _citations(answer: str) -> list[int]:
     return [int(n) for n in re.findall(r"\[(\d+)\]", answer)]
 
@@ -171,7 +201,7 @@ async def _ask(library: Any, question: str, top_k: int, llm: Any) -> dict[str, A
 
 
 def _score(kind: str, rows: list[dict[str, Any]], outs: list[dict[str, Any]]) -> dict[str, Any]:
-    correct = loose = cites = good_cites = abstained = flagged = fallbacks = 0
+    correct = loose = facts = cites = good_cites = abstained = flagged = fallbacks = 0
     notes: dict[str, int] = {}
     for row, out in zip(rows, outs, strict=True):
         if out.get("note"):
@@ -183,6 +213,7 @@ def _score(kind: str, rows: list[dict[str, Any]], outs: list[dict[str, Any]]) ->
             continue
         correct += _holds(out["answer"], row["answers"])
         loose += _holds_loose(out["answer"], row["answers"])
+        facts += _holds_facts(out["answer"], row["answers"])
         fallbacks += bool(out["extractive"] and out["error"])
         for n in _citations(out["answer"]):
             cites += 1
@@ -205,6 +236,8 @@ def _score(kind: str, rows: list[dict[str, Any]], outs: list[dict[str, Any]]) ->
         "accuracy": correct / max(n, 1),
         "correct_normalised": loose,
         "accuracy_normalised": loose / max(n, 1),
+        "correct_facts": facts,
+        "accuracy_facts": facts / max(n, 1),
         "notes": notes,
         "citations": cites,
         "citation_precision": good_cites / cites if cites else None,
@@ -326,9 +359,9 @@ def _report(r: dict[str, Any], load: str) -> str:
         f"Model `{r['model']}`, {r['threads']} threads, top_k={r['top_k']}; load average "
         f"before the run: {load}.",
         "",
-        "| set | questions | model: fact in answer (strict / normalised) | model: citation "
-        "precision | extractive: fact in answer (strict / normalised) | extractive: citation "
-        "precision |",
+        "| set | questions | model: fact in answer (strict / normalised / key facts) | model: "
+        "citation precision | extractive: fact in answer (strict / normalised / key facts) | "
+        "extractive: citation precision |",
         "| --- | ---: | ---: | ---: | ---: | ---: |",
     ]
     for kind in ("en", "zh"):
@@ -336,9 +369,10 @@ def _report(r: dict[str, Any], load: str) -> str:
             m, e = r[kind]["model"], r[kind]["extractive"]
             lines.append(
                 f"| {kind} | {m['questions']} | {m['correct']} ({pct(m['accuracy'])}) / "
-                f"{m['correct_normalised']} | {pct(m['citation_precision'])} of "
-                f"{m['citations']} | {e['correct']} ({pct(e['accuracy'])}) / "
-                f"{e['correct_normalised']} | {pct(e['citation_precision'])} of {e['citations']} |"
+                f"{m['correct_normalised']} / {m['correct_facts']} | "
+                f"{pct(m['citation_precision'])} of {m['citations']} | {e['correct']} "
+                f"({pct(e['accuracy'])}) / {e['correct_normalised']} / {e['correct_facts']} | "
+                f"{pct(e['citation_precision'])} of {e['citations']} |"
             )
     for kind in ("en", "zh", "none"):
         if kind in r and r[kind]["model"].get("notes"):

@@ -17,8 +17,10 @@ DEFAULT_SYSTEM_PROMPT = (
     "Rules:\n"
     "1. Use ONLY the numbered passages. Do not use outside knowledge, even when you know "
     "the answer.\n"
-    "2. First check that the passages say the answer. If they do not, reply only \"I don't "
-    'know." (to a question in Chinese: "我不知道。"). Never guess.\n'
+    # Not "first check ... never guess": a 1.5B model then declines answers its passages
+    # hold (REPORT §10); the check of the answer against its passages catches guesses.
+    "2. If no passage says the answer, reply only \"I don't know.\" (to a question in "
+    'Chinese: "我不知道。").\n'
     "3. Otherwise answer in one to three sentences that give what was asked (the number, "
     "name, date or words from the passages). End each sentence with the number of the "
     "passage it comes from in square brackets, for example [2] or [1][3]. Cite only "
