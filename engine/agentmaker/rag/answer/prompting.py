@@ -115,7 +115,7 @@ def _fence(text: str) -> str:
 FENCE_KEY = secrets.token_bytes(16)
 
 
-def question_fence(question: str = "") -> str:
+def question_fence(question: str) -> str:
     """An unguessable tag for a question's block: keyed by :data:`FENCE_KEY`, the same
     for the same question, so asking it again sends the same prompt (and a model at
     temperature 0 gives the same answer), not a prompt that differs by a random tag."""
