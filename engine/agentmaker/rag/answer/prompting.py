@@ -19,7 +19,7 @@ DEFAULT_SYSTEM_PROMPT = (
     "the answer.\n"
     # Not "first check ... never guess": a 1.5B model then declines answers its passages
     # hold (REPORT §10); the check of the answer against its passages catches guesses.
-    "2. If no passage says the answer, reply only \"I don't know.\" (to a question in "
+    '2. If no passage says the answer, reply only "I don\'t know." (to a question in '
     'Chinese: "我不知道。").\n'
     "3. Otherwise answer in one to three sentences that give what was asked (the number, "
     "name, date or words from the passages). End each sentence with the number of the "

@@ -9,7 +9,8 @@ model was given. A passage supports the sentence when
 1. every number the sentence states is in the passage (digits or number words, see
    grounding.py),
 2. every name it states (a run of capitalised words, an ALL-CAPS or ``snake_case``
-   word: "FIFA World Cup", "Sistine Chapel", "SHELL_VERBOSITY") is in the passage as
+   word, a dotted name or a command-line option: "FIFA World Cup", "Sistine Chapel",
+   "SHELL_VERBOSITY", "installer.max-workers", "--offline") is in the passage as
    written (case and accents aside; one more word may stand inside it: "Iwan Roberts"
    is "Iwan Wyn Roberts"), and
 3. most of its content words are in the passage (``min_coverage``; a paraphrase keeps
@@ -64,7 +65,15 @@ _META = frozenset(
 _CAP = r"[A-Z][\w'’.-]*"
 _NAME_RUN = re.compile(rf"{_CAP}(?:\s+(?:(?:of|the|de|von|van|da|del)\s+)?{_CAP})*")
 _POSSESSIVE = re.compile(r"['’]s$")
-_CODE_WORD = re.compile(r"\b(?:[A-Z][A-Z0-9]{1,}|\w+_\w+|[a-z]+[A-Z]\w*)\b")
+_CODE_WORD = re.compile(
+    r"\b(?:[A-Z][A-Z0-9]{1,}|\w+_\w+|[a-z]+[A-Z]\w*)\b"
+    # A dotted name (a setting, a method, a file: "installer.max-workers",
+    # "TreeObject.insert_child", "pyproject.toml") or a command-line option ("--offline").
+    r"|(?<![\w.-])[A-Za-z_]\w+(?:\.[A-Za-z_][\w-]+)+|(?<![\w-])--[a-z][\w-]+"
+)
+# Text in brackets or parentheses: a sentence of nothing else ("[the-file-name]") says
+# nothing.
+_BRACKETED = re.compile(r"\[[^\]]*\]|\([^)]*\)")
 _STOP_START = frozenset(
     re.findall(
         r"\w+",
@@ -176,9 +185,9 @@ def check_sentence(
     numbers = set(stated_numbers(body))
     names = _names(body)
     added = words - set(terms(question))
-    if not added and not numbers:
-        # Nothing beyond the question's own words ("The default directory is [4]."):
-        # it answers nothing, whatever it cites.
+    if (not added and not numbers) or not _BRACKETED.sub("", body).strip(" .,:;"):
+        # Nothing beyond the question's own words ("The default directory is [4].") or
+        # a bracketed label ("[the-file-name]"): it answers nothing, whatever it cites.
         return SentenceCheck(sentence, body, cited, (), claim=False)
     asked = [name for name in names if name in _fold(question)]
     claim = _Claim(words, added, numbers, names, asked, min_coverage)

@@ -328,3 +328,43 @@ def test_a_checked_answer_of_bare_markers_quotes_the_passage_it_names(library: L
     library.set_llm(_checking([f"[{siege}]"]))
     result = asyncio.run(library.rag.ask(question))
     assert result.answer == f"{GUNS} [{siege}]" and result.note == "quoted_not_answered"
+
+
+def test_a_setting_or_option_no_passage_names_is_unsupported() -> None:
+    settings = (
+        "Poetry settings\n\n### installer.max-workers\n\n**Default**: `number_of_cores + 4`\n\n"
+        "Set the maximum number of workers; 15 seconds is the usual wait."
+    )
+    question = "What is the default value of Poetry's installer.timeout setting?"
+    # Every word is the question's or the passage's, and the passage holds a 15: but it
+    # names installer.max-workers, not installer.timeout.
+    timeout = check_sentence(
+        question,
+        "The default value of Poetry's installer.timeout setting is 15 seconds. [1]",
+        [settings],
+    )
+    assert not timeout.supported
+    assert check_sentence(
+        "What is the default of installer.max-workers?",
+        "The default of installer.max-workers is `number_of_cores + 4`. [1]",
+        [settings],
+    ).supported
+    install = (
+        "### install\n\nThe poetry install option of the install command reads the "
+        "pyproject.toml file and installs."
+    )
+    offline = check_sentence(
+        "What does the --offline option of poetry install do?",
+        "The --offline option of poetry install installs the dependencies. [1]",
+        [install],
+    )
+    assert not offline.supported
+
+
+def test_a_bracketed_label_is_no_claim() -> None:
+    check = check_sentence(
+        "In what year was War and Peace first published?",
+        "[book-war-and-peace-1225p][3]",
+        ["", "", "War and Peace, a book by Leo Tolstoy."],
+    )
+    assert not check.claim
