@@ -35,6 +35,9 @@ import unicodedata
 from pathlib import Path
 from typing import Any
 
+from agentmaker.rag.answer.grounding import numbers_in
+from agentmaker.rag.answer.sentences import terms
+
 from benchmarks.common import CORPUS, OUT, CachedEmbedder, local_embedder, log
 from benchmarks.corpus_quality import qa_rows
 
@@ -98,9 +101,6 @@ _MARKERS = re.compile(r"\[\d+\]")
 
 
 def _facts(text: str) -> tuple[set[str], set[str]]:
-    from agentmaker.rag.answer.grounding import numbers_in
-    from agentmaker.rag.answer.sentences import terms
-
     plain = _ZH_UNIT.sub(" ", _MARKERS.sub(" ", unicodedata.normalize("NFKC", text)))
     # Numbers are compared as numbers (a number word is its digits), the rest as words.
     return numbers_in(plain), {t for t in terms(plain) if not numbers_in(t)}

@@ -67,6 +67,13 @@ _SCORE_KEYS = (
 )
 
 
+async def _close(stream: object) -> None:
+    """Close a model's stream (an async generator or anything with ``aclose``)."""
+    aclose = getattr(stream, "aclose", None)
+    if aclose is not None:
+        await aclose()
+
+
 def _run_sync(coro: Coroutine[Any, Any, T]) -> T:
     """Run a coroutine from sync code, even when called inside a running event loop."""
     try:
@@ -431,10 +438,8 @@ class AnswerStream(TextStream):
             async for piece in self._fallback(exc):
                 yield piece
             return
-        finally:
-            aclose = getattr(stream, "aclose", None)
-            if aclose is not None:
-                await aclose()
+        finally:  # Stop: closing this stream closes the model's at once
+            await _close(stream)
         self.abstained = is_non_answer(self.answer)
         if not self.abstained:
             self.unsupported = unsupported_numbers(self.answer, [s.seen for s in self.sources])
@@ -463,10 +468,8 @@ class AnswerStream(TextStream):
             async for piece in self._fallback(exc):
                 yield piece
             return
-        finally:
-            aclose = getattr(stream, "aclose", None)
-            if aclose is not None:
-                await aclose()
+        finally:  # Stop: closing this stream closes the model's at once
+            await _close(stream)
         self.withheld = list(checked.withheld)
         if checked.only_pointed:
             # "[2]" or "The default directory is [4].": the model points at the answer

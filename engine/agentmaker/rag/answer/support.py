@@ -191,7 +191,7 @@ def check_sentence(
         return SentenceCheck(sentence, body, cited, (), claim=False)
     asked = [name for name in names if name in _fold(question)]
     claim = _Claim(words, added, numbers, names, asked, min_coverage)
-    evidence = [_Evidence.of(passage) for passage in passages]
+    evidence = [_evidence(passage) for passage in passages]
     ranked = sorted(
         ((score, n) for n, e in enumerate(evidence, start=1) if (score := claim.held_by(e))),
         key=lambda x: (-x[0], x[1]),
@@ -210,17 +210,20 @@ class _Evidence:
     folded: str
     terms: frozenset[str]
 
-    @classmethod
-    def of(cls, passage: str) -> _Evidence:
-        # Words inside identifiers count as words too: POETRY_VIRTUALENVS_PATH names
-        # "Poetry", as the docs that write it only in upper case mean it.
-        folded = _fold(passage) + _fold(passage.replace("_", " "))
-        return cls(frozenset(numbers_in(passage)), folded, frozenset(terms(passage)))
-
     def __or__(self, other: _Evidence) -> _Evidence:
         return _Evidence(
             self.numbers | other.numbers, self.folded + other.folded, self.terms | other.terms
         )
+
+
+@functools.lru_cache(maxsize=256)
+def _evidence(passage: str) -> _Evidence:
+    """What ``passage`` holds; remembered, as every sentence of an answer is checked
+    against the same passages."""
+    # Words inside identifiers count as words too: POETRY_VIRTUALENVS_PATH names
+    # "Poetry", as the docs that write it only in upper case mean it.
+    folded = _fold(passage) + _fold(passage.replace("_", " "))
+    return _Evidence(frozenset(numbers_in(passage)), folded, frozenset(terms(passage)))
 
 
 @dataclass(frozen=True)
@@ -266,7 +269,8 @@ def _best_pair(
     "Iwan Roberts won the 1998 FIFA World Cup final" is not pieced together from his
     biography and a passage on the World Cup). A pair the model cited first, then the
     best covered; () when there is none."""
-    best: tuple[float, bool, tuple[int, int]] | None = None
+    best: tuple[bool, float] | None = None
+    chosen: tuple[int, ...] = ()
     for a in range(len(evidence)):
         if not claim.part_of(evidence[a]):
             continue
@@ -274,13 +278,10 @@ def _best_pair(
             if not claim.part_of(evidence[b]):
                 continue
             score = claim.held_by(evidence[a] | evidence[b])
-            if not score:
-                continue
-            pair = (a + 1, b + 1)
-            key = (score, any(n in cited for n in pair), pair)
-            if best is None or (key[1], key[0]) > (best[1], best[0]):
-                best = key
-    return best[2] if best else ()
+            key = (a + 1 in cited or b + 1 in cited, score)
+            if score and (best is None or key > best):
+                best, chosen = key, (a + 1, b + 1)
+    return chosen
 
 
 def _share(words: set[str], held: frozenset[str]) -> float:
