@@ -530,9 +530,14 @@ def gui_smoke(exe: Path) -> float:
     wrap = (xvfb, "-a", "-s", "-screen 0 1280x800x24") if xvfb else ()
     shots = "{home}/shots"
     label = f"GUI smoke ({'Xvfb/xcb' if xvfb else 'offscreen'})"
-    return run_frozen(
-        exe, ["--screenshots", shots, "--lang", "zh_CN"], label, expect=r"\.png", wrap=wrap
-    )
+    args = ["--screenshots", shots, "--lang", "zh_CN"]
+    try:
+        return run_frozen(exe, args, label, expect=r"\.png", wrap=wrap)
+    except BuildError as exc:
+        # Seen once in ~20 runs: the render waited forever under Xvfb (the app then
+        # prints every task's stack, above). A second failure fails the build.
+        log(f"{label} failed ({exc}); running it once more")
+        return run_frozen(exe, args, f"{label}, second run", expect=r"\.png", wrap=wrap)
 
 
 # --------------------------------------------------------------------------- Linux

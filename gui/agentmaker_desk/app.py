@@ -8,13 +8,15 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import faulthandler
 import logging
 import os
 import sys
 import traceback
+from collections.abc import Coroutine
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import Any, TypeVar
 
 os.environ.setdefault("QT_API", "pyside6")
 
@@ -197,6 +199,27 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
+T = TypeVar("T")
+
+#: Rendering the screenshots takes a few seconds; past this, something waits forever.
+SCREENSHOTS_TIMEOUT = 90.0
+
+
+async def _within(work: Coroutine[Any, Any, T], seconds: float) -> T | None:
+    """``work``'s result, or None after ``seconds``: then what every task and thread was
+    doing is printed to stderr first (a hang in the build's GUI smoke says where)."""
+    task = asyncio.ensure_future(work)
+    done, _ = await asyncio.wait({task}, timeout=seconds)
+    if done:
+        return task.result()
+    print(f"Rendering did not finish within {seconds:.0f} s; the tasks were at:", file=sys.stderr)
+    for other in asyncio.all_tasks():
+        other.print_stack(file=sys.stderr)
+    faulthandler.dump_traceback(file=sys.stderr, all_threads=True)
+    task.cancel()
+    return None
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``agentmaker-desk`` command."""
     args = parse_args(sys.argv[1:] if argv is None else argv)
@@ -223,7 +246,10 @@ def main(argv: list[str] | None = None) -> int:
                 from agentmaker_desk.screenshots import render_screenshots
 
                 languages = [args.lang] if args.lang else ["en", "zh_CN"]
-                written = loop.run_until_complete(render_screenshots(args.screenshots, languages))
+                render = render_screenshots(args.screenshots, languages)
+                written = loop.run_until_complete(_within(render, SCREENSHOTS_TIMEOUT))
+                if written is None:
+                    return 3
                 for path in written:
                     print(path)
                 return 0

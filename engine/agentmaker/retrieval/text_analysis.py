@@ -177,12 +177,29 @@ def query_terms(query: str) -> list[str]:
     return list(dict.fromkeys(terms))[:MAX_QUERY_TERMS]
 
 
+# A term written as one that its words alone do not find: a version ("3.0.0"), an ISO
+# date ("2024-09-15") or an identifier ("POETRY_CACHE_DIR"): "3" and "0" are everywhere.
+_COMPOUND = re.compile(r"[^\W_]+(?:[._-][^\W_]+)+")
+_SEARCHED_WHOLE = re.compile(r"\d+(?:\.\d+){2,}|\d{4}-\d\d?-\d\d?|.*_.*")
+
+
+def compounds(query: str) -> list[str]:
+    """The versions, dates and snake_case identifiers of ``query``, lowercased: each is
+    also searched as the phrase of its words. (Not every compound: "pyproject.toml" is
+    in every chunk of the documents that hold it, "COVID-19" is found by its words.)"""
+    query = unicodedata.normalize("NFKC", query).lower()
+    found = (m.group() for m in _COMPOUND.finditer(query))
+    return list(dict.fromkeys(w for w in found if _SEARCHED_WHOLE.fullmatch(w)))
+
+
 def match_expression(query: str) -> str | None:
     """An FTS5 MATCH expression that ORs the quoted query terms; None if there are none.
 
     A lone CJK character becomes a prefix query so it finds the bigrams starting with it.
+    A compound ("3.0.0") is ORed in as a phrase too, so the chunk that holds it as
+    written ranks above those that hold its digits apart.
     """
-    parts = []
+    parts = ['"' + c.replace('"', '""') + '"' for c in compounds(query)]
     for term in query_terms(query):
         quoted = '"' + term.replace('"', '""') + '"'
         if len(term) == 1 and _CJK_RUN.fullmatch(term):

@@ -36,10 +36,13 @@ __all__ = [
 # Questions whose answer is a number or a date: a sentence holding a digit is favoured.
 _ASKS_NUMBER = re.compile(
     r"\b(how (many|much|long|old|far|often|big|large)|what (year|date|percentage|number|"
-    r"amount|size)|when)\b|多少|几|哪一?年",
+    r"amount|size)|when)\b|多少|几|哪一?年|量|数|额|时间|日期|多长|多高|多大|多远|多久",
     re.IGNORECASE,
 )
 _DIGIT = re.compile(r"\d")
+# A reference-list entry: a link in parentheses after its title ('"Iwan Roberts: …"
+# (https://www.pinkun.com/…)'), or "Retrieved 22 June 2020".
+_REFERENCE = re.compile(r"\((?:https?://|www\.)\S|\b(?:Retrieved|Archived)\b.{0,40}\d{4}")
 NUMBER_BOOST = 1.3
 # "What calibre…", "Which section…", "How many yoke…": the word the answer is about.
 _FOCUS = re.compile(r"\b(?:what|which|whose|how many|how much)\s+([^\W\d_]+)", re.IGNORECASE)
@@ -156,6 +159,8 @@ def _sentences(passages: Sequence[str]) -> list[_Sentence]:
     out = []
     for number, passage in enumerate(passages, start=1):
         for position, sentence in enumerate(passage_sentences(passage)):
+            if _REFERENCE.search(sentence.display):
+                continue  # an entry of a reference list: its title shares the question's words
             counts = Counter(terms(sentence.display))
             out.append(
                 _Sentence(

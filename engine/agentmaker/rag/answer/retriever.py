@@ -471,26 +471,23 @@ class AnswerStream(TextStream):
         finally:  # Stop: closing this stream closes the model's at once
             await _close(stream)
         self.withheld = list(checked.withheld)
-        if checked.only_pointed:
-            # "[2]" or "The default directory is [4].": the model points at the answer
-            # without writing it; what the passages it pointed at say is quoted instead.
-            self.extractive, self.note = True, "quoted_not_answered"
-            self.draft = checked.raw.strip()
-            yield self._quote(checked.pointed)
-            return
         if checked.shown:
             self.note = "withheld" if self.withheld else ""
             self.unsupported = unsupported_numbers(self.answer, [s.seen for s in self.sources])
             return
-        # Nothing the model wrote is said by its passages, or it said it does not know.
+        # Nothing the model wrote is said by its passages, it said it does not know, or
+        # it only pointed at passages ("[2]", "The default directory is [4].").
         self.draft = checked.raw.strip()
         fallback = answer_when_unsupported(
-            self.query, [f"{s.heading_path}\n{s.content}" for s in self.sources]
+            self.query,
+            [f"{s.heading_path}\n{s.content}" for s in self.sources],
+            pointed=checked.pointed if checked.only_pointed else (),
         )
         if fallback.quote:  # a passage clearly matches the question: quote it
             self.extractive = True
-            self.note = "quoted_not_answered" if checked.non_answer else "quoted_unsupported"
-            yield self._quote()
+            declined = checked.non_answer or checked.only_pointed
+            self.note = "quoted_not_answered" if declined else "quoted_unsupported"
+            yield self._quote(fallback.only)
             return
         self.abstained = True
         self.note = "" if checked.non_answer and not self.withheld else "unsupported"

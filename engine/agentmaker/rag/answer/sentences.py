@@ -14,7 +14,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-__all__ = ["Sentence", "passage_sentences", "render_markdown", "split_sentences", "terms"]
+__all__ = [
+    "Sentence",
+    "is_abbreviation",
+    "passage_sentences",
+    "render_markdown",
+    "split_sentences",
+    "terms",
+]
 
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
 _TERM = re.compile(rf"[{_CJK}]+|[^\W{_CJK}]+")
@@ -29,7 +36,7 @@ _ABBREVIATIONS = _word_set(
     """
     e.g i.e vs cf al approx ca dr mr mrs ms mx prof sr jr st mt ft inc ltd co corp dept
     univ resp jan feb mar apr jun jul aug sep sept oct nov dec gen gov rev lt col sgt capt
-    u.s u.k a.m p.m ph.d b.sc m.sc u.s.c c.f.r et seq
+    u.s u.k a.m p.m ph.d b.sc m.sc u.s.c c.f.r et seq fed bankr civ crim evid supp
     """
 )
 # Abbreviations only when a number follows ("Fig. 3", "No. 5", "p. 12").
@@ -64,6 +71,9 @@ _MARKDOWN = [
     (re.compile(r"\*\*(?=\S)(.+?)(?<=\S)\*\*"), r"\1"),
     (re.compile(r"(?<!\w)__(?=\S)(.+?)(?<=\S)__(?!\w)"), r"\1"),
 ]
+# A document's own footnote number ("山间[29]", "season.[18]", "… [39][40] Wolves"):
+# quoted, it would read as a citation of passage 29 (a quote's own marker comes after).
+_FOOTNOTE = re.compile(r"\s?\[\d{1,3}\](?![(:])")
 # Candidate ends: CJK terminators (no space needed), or ASCII ones followed by space/end.
 _END = re.compile(r"[。！？]+[”’」』）\)\]\"']*|[.!?]+[”’\"'\)\]]*(?=\s|$)")
 _SPACE = re.compile(r"\s+")
@@ -81,7 +91,7 @@ def _word_before(text: str, index: int) -> tuple[str, int]:
     return text[start:index], start
 
 
-def _is_abbreviation(text: str, dot: int) -> bool:
+def is_abbreviation(text: str, dot: int) -> bool:
     """True when the ``.`` at index ``dot`` closes an abbreviation or an initial."""
     word, start = _word_before(text, dot)
     lowered = word.lower()
@@ -108,7 +118,7 @@ def _split_block(block: str) -> list[str]:
     for match in _END.finditer(block):
         end = match.end()
         if match.group().rstrip("”’\"')]") == ".":
-            if _is_abbreviation(block, match.start()):
+            if is_abbreviation(block, match.start()):
                 continue
             if block[end:].lstrip()[:1].islower():  # "approx. five", "et al. showed"
                 continue
@@ -227,7 +237,7 @@ def passage_sentences(text: str) -> list[Sentence]:
             and opening.startswith(sentence[: len(opening)])
             and (sentence[:1].islower() or sentence[:1] in ",;:)]")
         )
-        display = _normalise(render_markdown(sentence))
+        display = _normalise(_FOOTNOTE.sub("", render_markdown(sentence)))
         if _has_words(display):
             out.append(Sentence(sentence, display, fragment))
     return out

@@ -12,21 +12,27 @@ model was given. A passage supports the sentence when
    word, a dotted name or a command-line option: "FIFA World Cup", "Sistine Chapel",
    "SHELL_VERBOSITY", "installer.max-workers", "--offline") is in the passage as
    written (case and accents aside; one more word may stand inside it: "Iwan Roberts"
-   is "Iwan Wyn Roberts"), and
+   is "Iwan Wyn Roberts"; a person the question names may be called by the surname:
+   "Roberts"),
 3. most of its content words are in the passage (``min_coverage``; a paraphrase keeps
    most words, an answer from memory does not): of all its words, or of the words it
    adds to the question ("July 1805" to "In what month and year does the opening
-   scene take place?"), whichever share is higher.
+   scene take place?"), whichever share is higher, and
+4. for a bare answer ("Phaseit [1]": a few words, none of them the question's), most
+   of the question's words are in the passage too: "Mathieu Fenniak [4]" is no answer
+   to "Which company sponsored PyPDF2?" from a passage that only links his name.
 
 A passage is what the model read of it, its header line included ("Version 5.0.0,
 2024-09-15" is often only there). When no passage supports a sentence alone, two that
 each hold a part of it may support it together (a biography and its infobox); the
 sentence then cites both.
 
-The caller keeps the citations of supporting passages, re-points a citation to a passage
-that supports the sentence when the cited one does not, adds one to an uncited sentence,
-and leaves out a sentence no passage supports (see retriever.py: when no sentence is
-left, the answer says the documents do not seem to say it).
+The caller keeps the citations of supporting passages (those nearly as good as the best
+cited one, :data:`CITE_MARGIN`), re-points a citation to a passage that supports the
+sentence when the cited one does not, adds one to an uncited sentence, and leaves out a
+sentence no passage supports (see retriever.py: when no sentence is left, the answer
+says the documents do not seem to say it). :func:`unmatched_identifiers` finds a
+setting or option the question names that no passage does (then nothing is asked).
 """
 
 from __future__ import annotations
@@ -38,7 +44,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from agentmaker.rag.answer.grounding import numbers_in, stated_numbers
-from agentmaker.rag.answer.sentences import terms
+from agentmaker.rag.answer.sentences import is_abbreviation, terms
 
 __all__ = [
     "MIN_COVERAGE",
@@ -46,10 +52,17 @@ __all__ = [
     "SentenceSplitter",
     "check_sentence",
     "split_answer",
+    "unmatched_identifiers",
 ]
 
 #: Share of a sentence's content words a supporting passage must hold.
 MIN_COVERAGE = 0.5
+#: A sentence of at most this many content words, none of them the question's, is a
+#: bare answer ("Phaseit [1]", "5–10 years [1]").
+FRAGMENT_WORDS = 6
+#: A cited passage that supports a sentence stays cited when it holds at most this much
+#: less of it than the best cited one.
+CITE_MARGIN = 0.25
 
 _MARKER = re.compile(r"\s*\[(\d{1,3}(?:\s*,\s*\d{1,3})*)\]")
 # Words that speak about the passages, not about the question ("as stated in [2]").
@@ -63,8 +76,20 @@ _META = frozenset(
 # A name: capitalised words in a row ("Sala Baker", "Bankruptcy Reform Act"), allowing
 # "of"/"the"/"de" inside; or a single ALL-CAPS / snake_case / CamelCase word.
 _CAP = r"[A-Z][\w'’.-]*"
-_NAME_RUN = re.compile(rf"{_CAP}(?:\s+(?:(?:of|the|de|von|van|da|del)\s+)?{_CAP})*")
+# A name starts a word: the "OS" of "macOS" is none.
+_NAME_RUN = re.compile(rf"(?<!\w){_CAP}(?:\s+(?:(?:of|the|de|von|van|da|del)\s+)?{_CAP})*")
 _POSSESSIVE = re.compile(r"['’]s$")
+_CAPITALISED = re.compile(r"(?<!\w)[A-Z][a-z]\w*")
+# Last words of names that are not people's: "Norwich City" is not "Leicester City".
+_NOT_SURNAMES = frozenset(
+    re.findall(
+        r"\w+",
+        "city town united county club football university college school company group bank "
+        "party river street road park hall house council court act code state states kingdom "
+        "republic island islands church institute society association foundation museum "
+        "library project team league cup war",
+    )
+)
 _CODE_WORD = re.compile(
     r"\b(?:[A-Z][A-Z0-9]{1,}|\w+_\w+|[a-z]+[A-Z]\w*)\b"
     # A dotted name (a setting, a method, a file: "installer.max-workers",
@@ -96,6 +121,8 @@ class SentenceCheck:
     claim: bool
     #: No passage supports it alone; the two :attr:`supporting` ones do together.
     joint: bool = False
+    #: How much of it each of :attr:`supporting` holds (0..1), in the same order.
+    scores: tuple[float, ...] = ()
 
     @property
     def supported(self) -> bool:
@@ -110,8 +137,12 @@ class SentenceCheck:
             return self.cited
         if self.joint:
             return self.supporting
-        kept = tuple(n for n in self.cited if n in self.supporting)
-        return kept or self.supporting[:1]
+        held = dict(zip(self.supporting, self.scores, strict=False))
+        kept = [n for n in self.cited if n in held]
+        # Of the cited passages that support it, those nearly as good as the best: a
+        # passage that shares only half its words is no source beside one that says it.
+        best = max((held[n] for n in kept), default=0.0)
+        return tuple(n for n in kept if held[n] >= best - CITE_MARGIN) or self.supporting[:1]
 
     def shown(self) -> str:
         """The sentence with :attr:`citations` as its markers, in place of the model's."""
@@ -190,14 +221,19 @@ def check_sentence(
         # a bracketed label ("[the-file-name]"): it answers nothing, whatever it cites.
         return SentenceCheck(sentence, body, cited, (), claim=False)
     asked = [name for name in names if name in _fold(question)]
-    claim = _Claim(words, added, numbers, names, asked, min_coverage)
+    asking = set(terms(question)) - _META
+    # An answer without the question's words ("Mathieu Fenniak [4]") claims the whole
+    # question of it: its passage must be about the question too.
+    about = frozenset(asking) if len(words) <= FRAGMENT_WORDS and not words & asking else None
+    claim = _Claim(words, added, numbers, names, asked, min_coverage, about)
     evidence = [_evidence(passage) for passage in passages]
     ranked = sorted(
         ((score, n) for n, e in enumerate(evidence, start=1) if (score := claim.held_by(e))),
         key=lambda x: (-x[0], x[1]),
     )
     if ranked:
-        return SentenceCheck(sentence, body, cited, tuple(n for _, n in ranked), claim=True)
+        supporting, scores = tuple(n for _, n in ranked), tuple(score for score, _ in ranked)
+        return SentenceCheck(sentence, body, cited, supporting, claim=True, scores=scores)
     pair = _best_pair(claim, evidence, cited)
     return SentenceCheck(sentence, body, cited, pair, claim=True, joint=bool(pair))
 
@@ -209,10 +245,28 @@ class _Evidence:
     numbers: frozenset[str]
     folded: str
     terms: frozenset[str]
+    capitalised: frozenset[str]  # words written with a capital, folded
 
     def __or__(self, other: _Evidence) -> _Evidence:
         return _Evidence(
-            self.numbers | other.numbers, self.folded + other.folded, self.terms | other.terms
+            self.numbers | other.numbers,
+            self.folded + other.folded,
+            self.terms | other.terms,
+            self.capitalised | other.capitalised,
+        )
+
+    def names(self, name: str, *, asked: bool) -> bool:
+        """Whether this passage states the folded ``name``; one the question ``asked``
+        about may be a person the passage calls by the surname alone ("Iwan Roberts"
+        in a biography that says "Roberts")."""
+        if _named(name, self.folded):
+            return True
+        words = name.split()
+        return (
+            asked
+            and len(words) >= 2
+            and words[-1] not in _NOT_SURNAMES
+            and words[-1] in self.capitalised
         )
 
 
@@ -223,7 +277,8 @@ def _evidence(passage: str) -> _Evidence:
     # Words inside identifiers count as words too: POETRY_VIRTUALENVS_PATH names
     # "Poetry", as the docs that write it only in upper case mean it.
     folded = _fold(passage) + _fold(passage.replace("_", " "))
-    return _Evidence(frozenset(numbers_in(passage)), folded, frozenset(terms(passage)))
+    capitalised = frozenset(_fold(" ".join(_CAPITALISED.findall(passage))).split())
+    return _Evidence(frozenset(numbers_in(passage)), folded, frozenset(terms(passage)), capitalised)
 
 
 @dataclass(frozen=True)
@@ -234,13 +289,18 @@ class _Claim:
     names: list[str]
     asked: list[str]  # the names the question states too
     min_coverage: float
+    #: The question's words, when the claim is a bare answer: a supporting passage
+    #: must hold ``min_coverage`` of them too.
+    about: frozenset[str] | None = None
 
     def held_by(self, evidence: _Evidence) -> float:
         """The share of the claim's words ``evidence`` holds when it holds all of its
         numbers and names and enough of its words, else 0."""
         if not self.numbers <= evidence.numbers:
             return 0.0
-        if not all(_named(name, evidence.folded) for name in self.names):
+        if not all(evidence.names(name, asked=name in self.asked) for name in self.names):
+            return 0.0
+        if self.about and _share(set(self.about), evidence.terms) < self.min_coverage:
             return 0.0
         coverage = max(
             _share(self.words, evidence.terms),
@@ -252,11 +312,11 @@ class _Claim:
         """Whether ``evidence`` is about what was asked (holds every name the question
         states) and holds a number or a new name the claim states: a fact of its own,
         not only some of its words."""
-        if not all(_named(name, evidence.folded) for name in self.asked):
+        if not all(evidence.names(name, asked=True) for name in self.asked):
             return False
         new_names = (name for name in self.names if name not in self.asked)
         return bool(self.numbers & evidence.numbers) or any(
-            _named(name, evidence.folded) for name in new_names
+            evidence.names(name, asked=False) for name in new_names
         )
 
 
@@ -288,9 +348,37 @@ def _share(words: set[str], held: frozenset[str]) -> float:
     return len(words & held) / len(words) if words else 1.0
 
 
+# What a user types only when they mean that very thing: a dotted name, a command-line
+# option, a snake_case word ("installer.timeout", "--offline", "POETRY_CACHE_DIR").
+_IDENTIFIER = re.compile(
+    r"(?<![\w.-])[A-Za-z_][\w-]*\w(?:\.[A-Za-z_][\w-]*\w)+|(?<![\w-])--[a-z][\w-]*\w"
+    r"|\b\w+_\w+\b"
+)
+
+
+def unmatched_identifiers(question: str, passages: Sequence[str]) -> list[str]:
+    """The identifiers ``question`` states ("installer.timeout", "--offline") that no
+    passage holds as written (case aside): documents that never name the setting asked
+    about do not answer it, however alike the rest of their words are."""
+    texts = [passage.lower() for passage in passages]
+    return [
+        name
+        for name in dict.fromkeys(m.group(0) for m in _IDENTIFIER.finditer(question))
+        if not any(name.lower() in text for text in texts)
+    ]
+
+
 # A sentence: up to . ! ? followed by a space (not "1.4"), or a CJK stop, with the
 # [n] markers right after it.
 _END = re.compile(r"(?:[.!?]+[\"'”’)]*(?=\s|$|\[)|[。！？]+[”’」』）]*)((?:\s*\[[\d,\s]+\])*)")
+
+
+def _goes_on(text: str, end: re.Match[str]) -> bool:
+    """Whether the full stop ``end`` found closes an abbreviation or an initial ("11
+    U.S.C. § 109, Fed. R. Bankr. P. 1007"), or lower case follows it: no sentence ends."""
+    if end.group(0).rstrip("\"'”’)") != ".":
+        return False
+    return is_abbreviation(text, end.start()) or text[end.end() :].lstrip()[:1].islower()
 
 
 def split_answer(text: str) -> list[str]:
@@ -298,6 +386,8 @@ def split_answer(text: str) -> list[str]:
     out: list[str] = []
     start = 0
     for match in _END.finditer(text):
+        if not match.group(1) and _goes_on(text, match):
+            continue
         piece = text[start : match.end()]
         if piece.strip():
             out.append(piece)

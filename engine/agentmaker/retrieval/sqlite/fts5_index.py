@@ -39,6 +39,7 @@ from agentmaker.retrieval.sqlite.keyword_cache import KeywordCache
 from agentmaker.retrieval.sqlite.tantivy_index import META_ROWID
 from agentmaker.retrieval.text_analysis import (
     _CJK_RUN,
+    compounds,
     index_text,
     match_expression,
     query_terms,
@@ -177,12 +178,15 @@ class Fts5KeywordIndex(ItemRowIndex, KeywordIndex):
         # One consistent view across the tiers' queries: a read connection's own
         # snapshot, or the writer connection held for the whole search.
         with self.db.read_snapshot() if committed else self.db.lock:
-            fast = self._fast(query_fn, query, top_k, where, params)
+            # A query with a compound ("3.0.0") searches its phrase too: only the full
+            # OR expression holds it (see ``match_expression``).
+            phrased = bool(compounds(query))
+            fast = None if phrased else self._fast(query_fn, query, top_k, where, params)
             self.served_by = "fts5" if fast is None else "tantivy"
             if fast is not None:
                 rows = fast
             else:
-                words = self._words(query_fn, query)
+                words = None if phrased else self._words(query_fn, query)
                 if words is not None:
                     rows = tiered_top_k(words[1], words[0], top_k, run)
                 else:

@@ -1,0 +1,164 @@
+"""Session-7 rules of the support check, the fallbacks and the quotes, one per case the
+answer-quality benchmark's questions showed (benchmarks/REPORT.md §10)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from agentmaker.library import Library
+from agentmaker.rag.answer.checked import (
+    NOT_FOUND_ANSWER,
+    CheckedAnswer,
+    answer_when_unsupported,
+    passages_answer_question,
+)
+from agentmaker.rag.answer.extractive import extractive_answer
+from agentmaker.rag.answer.support import check_sentence, split_answer, unmatched_identifiers
+from agentmaker.testing import FakeEmbedder, ScriptedLLM
+
+HISTORY = (
+    "At the end of 2011, after consultation with Mathieu and others, Phaseit sponsored "
+    "PyPDF2 as a fork of pyPdf on GitHub."
+)
+LINKS = "PyPDF2 was merged back into pypdf. [Mathieu Fenniak]: https://mathieu.fenniak.net/"
+WATFORD = (
+    "Roberts' chances were restricted. He scored nine goals for Watford, and moved to "
+    "Huddersfield Town for £275,000 in 1990."
+)
+SETTINGS = (
+    "### cache-dir\n\nThe path to the cache directory used by Poetry.\n\n"
+    "- macOS: `~/Library/Caches/pypoetry`\n- Unix: `~/.cache/pypoetry`"
+)
+
+
+def test_a_bare_answer_needs_a_passage_about_the_question() -> None:
+    question = "Which company sponsored PyPDF2 as a fork of pyPdf at the end of 2011?"
+    # The name is in passage 2, but passage 2 is not about the sponsoring.
+    wrong = check_sentence(question, "Mathieu Fenniak [2]", [HISTORY, LINKS])
+    assert not wrong.supported
+    right = check_sentence(question, "Phaseit [1]", [HISTORY, LINKS])
+    assert right.supported and right.citations == (1,)
+
+
+def test_a_person_the_question_names_may_be_called_by_the_surname() -> None:
+    question = "For what fee did Iwan Roberts move from Watford to Huddersfield Town?"
+    sentence = "Iwan Roberts moved from Watford to Huddersfield Town for £275,000. [2]"
+    check = check_sentence(question, sentence, ["Iwan Roberts, footballer.", WATFORD])
+    assert check.supported and check.citations == (2,)
+    # Only a person's: "Norwich City" is not "Leicester City", and a name the question
+    # does not state still has to be there in full.
+    club = check_sentence(
+        "Which club did Norwich City sign him from?",
+        "Norwich City signed him from Leicester. [1]",
+        ["Leicester City signed him from Watford."],
+    )
+    assert not club.supported
+    other = check_sentence(
+        "Who won the 1998 FIFA World Cup final?",
+        "Iwan Roberts won the 1998 FIFA World Cup final. [1]",
+        ["Roberts watched the 1998 FIFA World Cup final."],
+    )
+    assert not other.supported
+
+
+def test_a_name_starts_a_word() -> None:
+    # "macOS" names no "OS": the path's own words are in the passage.
+    check = check_sentence(
+        "Where does Poetry keep its cache directory on macOS?",
+        "The path to the cache directory used by Poetry on macOS is "
+        "`~/Library/Caches/pypoetry`. [1]",
+        [SETTINGS],
+    )
+    assert check.supported and check.citations == (1,)
+
+
+def test_a_legal_citation_inside_an_answer_is_one_sentence() -> None:
+    answer = (
+        "The trustee verifies that the debtor is eligible (11 U.S.C. § 109, Fed. R. Bankr. "
+        "P. 1007). [1] It is done at the meeting. [2]"
+    )
+    assert split_answer(answer) == [
+        "The trustee verifies that the debtor is eligible (11 U.S.C. § 109, Fed. R. Bankr. "
+        "P. 1007). [1]",
+        " It is done at the meeting. [2]",
+    ]
+
+
+def test_a_cited_passage_that_holds_only_half_the_sentence_is_dropped() -> None:
+    breasts = (
+        "Some breast tissue extends into the armpit (axilla). This is known as the "
+        "'axillary tail' of the breast."
+    )
+    surgery = "A breast reconstruction is a type of surgery, known to many women."
+    check = check_sentence(
+        "What is the part of the breast tissue that extends into the armpit called?",
+        "This is known as the 'axillary tail' of the breast. [1][2]",
+        [breasts, surgery],
+    )
+    assert 2 in check.supporting  # it shares half the sentence's words...
+    assert check.citations == (1,)  # ...but passage 1 says it all
+
+
+def test_an_identifier_no_passage_names_closes_the_gate_and_the_quotes() -> None:
+    timeout = "Poetry's default HTTP request timeout is 15 seconds, the same as pip."
+    question = "What is the default value of Poetry's installer.timeout setting?"
+    assert unmatched_identifiers(question, [timeout]) == ["installer.timeout"]
+    assert unmatched_identifiers("What does --offline do?", ["Use --offline."]) == []
+    assert not passages_answer_question(question, [timeout], [0.9])
+    fallback = answer_when_unsupported(question, [timeout], pointed=[1])
+    assert not fallback.quote and fallback.text == NOT_FOUND_ANSWER
+    # With the identifier there, the pointed passage is quoted.
+    named = "The installer.timeout setting defaults to 15 seconds."
+    assert answer_when_unsupported(question, [named], pointed=[1]).only == (1,)
+
+
+def test_what_follows_a_withheld_first_claim_is_withheld_too() -> None:
+    gillingham = (
+        "He signed a two-year contract with Gillingham. The move to Gillingham did not "
+        "prove a good one for him."
+    )
+    checked = CheckedAnswer("Who was Norwich City's chairman when Roberts signed?", [gillingham])
+    shown = checked.feed("Roberts signed for Norwich City in 2004 [1]. ")
+    shown += checked.feed("The move to Gillingham did not prove a good one for him. [1] ")
+    shown += checked.flush()
+    assert shown == "" and len(checked.withheld) == 2
+    # A supported first claim keeps the next supported one.
+    later = CheckedAnswer("Where did he sign a two-year contract?", [gillingham])
+    text = later.feed("He signed a two-year contract with Gillingham. [1] ") + later.flush()
+    assert text == "He signed a two-year contract with Gillingham. [1]"
+
+
+def test_quotes_leave_out_footnote_numbers_and_reference_entries() -> None:
+    crash = "航班坠毁于广西梧州市藤县埌南镇莫埌村大唐口组山间[29]，主撞击点在山顶。"
+    references = (
+        'Hutchinson, John (20 June 2018). "Former player remembers: Iwan Roberts" '
+        "(https://www.example.com/iwan). Norwich City. Retrieved 22 June 2020.\n\n"
+        "Norwich City manager Mike Walker signed Iwan Roberts from Wolves in July 1997."
+    )
+    quoted = extractive_answer("MU5735航班坠毁地点在哪里", [crash]).text
+    assert "[29]" not in quoted and "梧州市藤县" in quoted
+    signed = extractive_answer("Which Norwich City manager signed Iwan Roberts?", [references])
+    assert signed.text.startswith("Norwich City manager Mike Walker signed Iwan Roberts")
+    assert "https" not in signed.text
+
+
+@pytest.fixture
+def library(tmp_path: Path) -> Iterator[Library]:
+    lib = Library.open(tmp_path / "poetry.sqlite", embedder=FakeEmbedder())
+    lib.pipeline.ingest_text("# Configuration\n\n" + SETTINGS, source="config.md", fmt="md")
+    yield lib
+    lib.close()
+
+
+def test_the_model_is_not_asked_about_a_setting_the_documents_never_name(
+    library: Library,
+) -> None:
+    llm = ScriptedLLM(["The cache-dir.timeout default is 15 seconds. [1]"])
+    llm.checks_answers = True  # as the built-in model does
+    library.set_llm(llm)
+    result = asyncio.run(library.rag.ask("What is the default of cache-dir.timeout?"))
+    assert llm.calls == [] and result.note == "not_found" and result.abstained
+    assert result.answer == NOT_FOUND_ANSWER and result.sources

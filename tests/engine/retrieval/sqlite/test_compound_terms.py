@@ -1,0 +1,39 @@
+"""A version, date or identifier in a query is searched as written, not only as its digits."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from agentmaker.retrieval import Fts5KeywordIndex, RetrievalResult, Scope
+from agentmaker.retrieval.text_analysis import compounds, match_expression
+
+KB = Scope(base="kb")
+# A changelog's sections: every one holds the digits 3 and 0, one holds "3.0.0".
+SECTIONS = {
+    "v3.13.0": "Version 3.13.0, 2023-07-23. Add mypy to pre-commit. Compare 3.12.2...3.13.0. "
+    "Release automation for pypdf 3 and 0 warnings.",
+    "v3.1.0": "Version 3.1.0, 2022-12-23. Move PyPDF2 to pypdf, released 3 days later.",
+    "v3.0.0": "Version 3.0.0, 2022-12-22. Breaking changes.",
+    "v2.0.0": "Version 2.0.0, 2022-06-01. Dropping support for Python 3.5 and older.",
+}
+
+
+def test_compounds_are_versions_dates_and_identifiers() -> None:
+    query = "pypdf 3.0.0 POETRY_CACHE_DIR pyproject.toml COVID-19 3.8 2024-09-15"
+    assert compounds(query) == ["3.0.0", "poetry_cache_dir", "2024-09-15"]
+    expression = match_expression("When was pypdf 3.0.0 released?")
+    assert expression is not None and expression.startswith('"3.0.0" OR ')
+
+
+def test_the_section_holding_a_version_as_written_ranks_first(tmp_path: Path) -> None:
+    index = Fts5KeywordIndex(tmp_path / "k.sqlite")
+    try:
+        index.add(
+            [RetrievalResult(id=key, content=text) for key, text in SECTIONS.items()], scope=KB
+        )
+        found = index.search("When was pypdf 3.0.0 released?", top_k=4, scope=KB)
+        assert found[0].id == "v3.0.0"
+        # Without a compound the words are searched one by one, as before.
+        assert index.search("breaking changes", top_k=1, scope=KB)[0].id == "v3.0.0"
+    finally:
+        index.close()
