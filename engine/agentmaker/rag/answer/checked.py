@@ -151,12 +151,12 @@ class CheckedAnswer:
 @dataclass(frozen=True)
 class Fallback:
     """What to show when the model's answer had nothing supported: ``quote`` the
-    passages (those numbered ``only``, when that is not empty; with a note), or the
-    ``text`` saying the documents do not answer it."""
+    passages (those it ``pointed`` at favoured; with a note), or the ``text`` saying the
+    documents do not answer it."""
 
     quote: bool
     text: str = ""
-    only: tuple[int, ...] = ()
+    pointed: tuple[int, ...] = ()
 
 
 def answer_when_unsupported(
@@ -166,9 +166,10 @@ def answer_when_unsupported(
     pointed: Sequence[int] = (),
     quote_coverage: float = QUOTE_COVERAGE,
 ) -> Fallback:
-    """Quote the ``pointed`` passages, those the model pointed at without answering
-    ("[2]", "The default directory is [4]."), or else all passages when a sentence of
-    them holds most of the question; otherwise abstain in the question's language.
+    """Quote the passages, the ``pointed`` ones favoured, when the model pointed at
+    passages without answering ("[2]", "The default directory is [4]."), or when a
+    sentence of them holds most of the question; otherwise abstain in the question's
+    language.
 
     A pointer is quoted whatever its passage's overlap with the question: on the
     benchmark's questions (REPORT §10) it pointed at the passage holding the answer 27
@@ -177,7 +178,7 @@ def answer_when_unsupported(
     (:func:`unmatched_identifiers`) are never quoted."""
     if passages and not unmatched_identifiers(question, passages):
         if any(1 <= n <= len(passages) for n in pointed):
-            return Fallback(quote=True, only=tuple(pointed))
+            return Fallback(quote=True, pointed=tuple(pointed))
         if question_coverage(question, passages) >= quote_coverage:
             return Fallback(quote=True)
     return Fallback(quote=False, text=not_found_text(question))

@@ -18,7 +18,7 @@ from agentmaker.rag.answer.checked import (
 )
 from agentmaker.rag.answer.citations import CitationFilter, has_words, is_non_answer
 from agentmaker.rag.answer.expanders import ChunkExpander
-from agentmaker.rag.answer.extractive import extractive_answer
+from agentmaker.rag.answer.extractive import extractive_answer, with_heading
 from agentmaker.rag.answer.focus import focus_passages
 from agentmaker.rag.answer.grounding import unsupported_numbers
 from agentmaker.rag.answer.prompting import (
@@ -487,7 +487,7 @@ class AnswerStream(TextStream):
             self.extractive = True
             declined = checked.non_answer or checked.only_pointed
             self.note = "quoted_not_answered" if declined else "quoted_unsupported"
-            yield self._quote(fallback.only)
+            yield self._quote(fallback.pointed, instead=True)
             return
         self.abstained = True
         self.note = "" if checked.non_answer and not self.withheld else "unsupported"
@@ -499,14 +499,14 @@ class AnswerStream(TextStream):
         self.error = str(exc)
         yield self._quote()
 
-    def _quote(self, only: Sequence[int] = ()) -> str:
-        """The extractive answer: sentences of the passages (of those numbered ``only``,
-        when some of them have a sentence to quote), never an empty pane."""
-        passages = [s.content for s in self.sources]
-        if only:
-            chosen = [p if n in only else "" for n, p in enumerate(passages, start=1)]
-            result = extractive_answer(self.query, chosen)
-            if result.text:
-                return result.text
-        result = extractive_answer(self.query, passages)
+    def _quote(self, prefer: Sequence[int] = (), *, instead: bool = False) -> str:
+        """The extractive answer: sentences of the passages, never an empty pane. In place
+        of a model's unsupported answer (``instead``), those of the passages it pointed
+        at (``prefer``) are favoured and only the best sentence's passage adds more."""
+        passages = [with_heading(self.query, s.heading_path, s.content) for s in self.sources]
+        result = (
+            extractive_answer(self.query, passages, prefer=prefer, top_passages=0)
+            if instead
+            else extractive_answer(self.query, passages)
+        )
         return result.text or NO_SENTENCE_ANSWER

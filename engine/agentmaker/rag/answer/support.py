@@ -312,11 +312,14 @@ class _Claim:
         """Whether ``evidence`` is about what was asked (holds every name the question
         states) and holds a number or a new name the claim states: a fact of its own,
         not only some of its words."""
-        if not all(evidence.names(name, asked=True) for name in self.asked):
+        # In full: a pair pieces two passages together, so the surname alone does not do
+        # ("Roberts signed for Norwich City in 2004" from his infobox and a passage on
+        # his Gillingham debut).
+        if not all(_named(name, evidence.folded) for name in self.asked):
             return False
         new_names = (name for name in self.names if name not in self.asked)
         return bool(self.numbers & evidence.numbers) or any(
-            evidence.names(name, asked=False) for name in new_names
+            _named(name, evidence.folded) for name in new_names
         )
 
 

@@ -112,7 +112,7 @@ def test_an_identifier_no_passage_names_closes_the_gate_and_the_quotes() -> None
     assert not fallback.quote and fallback.text == NOT_FOUND_ANSWER
     # With the identifier there, the pointed passage is quoted.
     named = "The installer.timeout setting defaults to 15 seconds."
-    assert answer_when_unsupported(question, [named], pointed=[1]).only == (1,)
+    assert answer_when_unsupported(question, [named], pointed=[1]).pointed == (1,)
 
 
 def test_what_follows_a_withheld_first_claim_is_withheld_too() -> None:
