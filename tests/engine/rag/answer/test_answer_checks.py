@@ -15,7 +15,7 @@ from agentmaker.rag.answer.checked import (
     answer_when_unsupported,
     passages_answer_question,
 )
-from agentmaker.rag.answer.extractive import extractive_answer
+from agentmaker.rag.answer.extractive import extractive_answer, with_heading
 from agentmaker.rag.answer.support import check_sentence, split_answer, unmatched_identifiers
 from agentmaker.testing import FakeEmbedder, ScriptedLLM
 
@@ -162,3 +162,23 @@ def test_the_model_is_not_asked_about_a_setting_the_documents_never_name(
     result = asyncio.run(library.rag.ask("What is the default of cache-dir.timeout?"))
     assert llm.calls == [] and result.note == "not_found" and result.abstained
     assert result.answer == NOT_FOUND_ANSWER and result.sources
+
+
+def test_a_section_heading_is_quoted_when_only_it_holds_the_version_asked_for() -> None:
+    heading = "CHANGELOG > Version 5.0.0, 2024-09-15 > Security (SEC)"
+    text = "- Detect cycles in TreeObject.insert_child (#3964)"
+    quoted = with_heading("On what date was pypdf version 5.0.0 released?", heading, text)
+    answer = extractive_answer("On what date was pypdf version 5.0.0 released?", [quoted])
+    assert "Version 5.0.0, 2024-09-15" in answer.text
+    # A question that asks for no number, or a heading whose numbers the text holds: as is.
+    assert with_heading("What was detected?", heading, text) == text
+    assert with_heading("When?", "Chapter 4", "Chapter 4 says so.") == "Chapter 4 says so."
+
+
+def test_a_quote_favours_the_passage_the_model_pointed_at() -> None:
+    first = "The large siege guns were of nine-inch calibre."
+    second = "The large siege guns of the Confederates were of six-inch calibre."
+    question = "What calibre were the large siege guns?"
+    assert extractive_answer(question, [first, second]).text.startswith(first)
+    pointed = extractive_answer(question, [first, second], prefer=[2], top_passages=0)
+    assert pointed.text == f"{second} [2]"
