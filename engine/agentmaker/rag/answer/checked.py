@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 from agentmaker.rag.answer.citations import is_non_answer
 from agentmaker.rag.answer.extractive import question_coverage
+from agentmaker.rag.answer.grounding import numbers_in
 from agentmaker.rag.answer.support import (
     MIN_COVERAGE,
     SentenceSplitter,
@@ -33,6 +34,7 @@ __all__ = [
     "CheckedAnswer",
     "Fallback",
     "answer_when_unsupported",
+    "asks_for_number",
     "in_chinese",
     "not_found_text",
     "passages_answer_question",
@@ -54,6 +56,30 @@ GATE_SIMILARITY = 0.45
 QUOTE_COVERAGE = 0.6
 
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
+# Questions whose answer is a number (not "when": "after surgery" answers that).
+_ASKS_FOR_NUMBER = re.compile(
+    r"\b(how (many|much|long|old|far|often|big|large|tall|high)|what (year|percentage|"
+    r"number|amount|share|proportion|fee|price|cost)|(what|which)( \w+)? version|"
+    r"in what year)\b|多少|几|哪一?年",
+    re.IGNORECASE,
+)
+# Quantities without digits besides number words: "twice", "a dozen", "三个"; and for
+# "how often", "weekly" (elsewhere "monthly casualty counts" states no number).
+_QUANTITY = re.compile(r"\b(once|twice|dozen|half)\b|[一二三四五六七八九十百千万亿两半]", re.I)
+_FREQUENCY = re.compile(r"\b(daily|weekly|monthly|yearly|annually|hourly)\b", re.I)
+_HOW_OFTEN = re.compile(r"\bhow often\b", re.I)
+
+
+def asks_for_number(question: str) -> bool:
+    """Whether ``question`` asks for a number, an amount, a year or a version."""
+    return bool(_ASKS_FOR_NUMBER.search(question))
+
+
+def _states_number(sentence: str, question: str) -> bool:
+    if numbers_in(sentence) or _QUANTITY.search(sentence):
+        return True
+    return bool(_HOW_OFTEN.search(question) and _FREQUENCY.search(sentence))
+
 
 #: The answer when the passages found do not answer the question.
 NOT_FOUND_ANSWER = (
@@ -108,7 +134,14 @@ class CheckedAnswer:
     #: [4]."): the model's way of saying "the answer is there".
     pointed: list[int] = field(default_factory=list)
     shown: int = 0  # sentences shown
+    #: Sentences held back: the question asks for a number and none has stated one yet.
+    waiting: list[str] = field(default_factory=list)
     _splitter: SentenceSplitter = field(default_factory=SentenceSplitter)
+    _said: set[str] = field(default_factory=set)  # what was shown, folded
+    _held_shown: list[str] = field(default_factory=list)  # the waiting ones, as shown
+
+    def __post_init__(self) -> None:
+        self._wants_number = asks_for_number(self.question)
 
     @property
     def only_pointed(self) -> bool:
@@ -121,8 +154,13 @@ class CheckedAnswer:
         return self._checked(self._splitter.feed(text))
 
     def flush(self) -> str:
-        """The last sentence, checked, once the model has ended."""
-        return self._checked(self._splitter.flush())
+        """The last sentence, checked, once the model has ended. Sentences still held for
+        want of a number are withheld: they do not answer what was asked ("In what year
+        did Nightingale publish the counts?" - "This is a dataset of the counts. [1]")."""
+        text = self._checked(self._splitter.flush())
+        self.withheld += self.waiting
+        self.waiting = []
+        return text
 
     def _checked(self, sentences: list[str]) -> str:
         out: list[str] = []
@@ -139,12 +177,25 @@ class CheckedAnswer:
             # Once the answer's first claim is withheld, what follows it is withheld too:
             # it tells around an answer no passage gives ("Roberts signed for Norwich in
             # 2004 [no passage]. The move to Gillingham did not prove a good one. [3]").
-            if not check.supported or (self.withheld and not self.shown):
+            if not check.supported or (self.withheld and not self.shown and not self.waiting):
                 self.withheld.append(check.body)
                 continue
-            lead = " " if self.shown else ""
-            out.append(lead + check.shown())
-            self.shown += 1
+            said = " ".join(check.body.lower().split())
+            if said in self._said:
+                continue  # a small model sometimes writes the same sentence again and again
+            self._said.add(said)
+            if (
+                self._wants_number
+                and not self.shown
+                and not _states_number(check.body, self.question)
+            ):
+                self.waiting.append(check.body)
+                self._held_shown.append(check.shown())
+                continue
+            for text in [*self._held_shown, check.shown()]:
+                out.append((" " if self.shown else "") + text)
+                self.shown += 1
+            self.waiting, self._held_shown = [], []
         return "".join(out)
 
 

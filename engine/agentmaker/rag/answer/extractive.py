@@ -42,7 +42,10 @@ _ASKS_NUMBER = re.compile(
     re.IGNORECASE,
 )
 _DIGIT = re.compile(r"\d")
-_NUMBER = re.compile(r"\d+(?:[.,-]\d+)*")
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+# A token of a link or a path ("www.pinkun.com/…", "-iwan-roberts/).").
+_URLISH = re.compile(r"\S*[/\\]\S*")
+_WORD = re.compile(r"[^\W\d_]{2,}|[\u3400-\u4dbf\u4e00-\u9fff]")
 # A reference-list entry: a link in parentheses after its title ('"Iwan Roberts: …"
 # (https://www.pinkun.com/…)'), or "Retrieved 22 June 2020".
 _REFERENCE = re.compile(r"\((?:https?://|www\.)\S|\b(?:Retrieved|Archived)\b.{0,40}\d{4}")
@@ -98,6 +101,7 @@ def extractive_answer(
     min_relative_score: float = MIN_RELATIVE_SCORE,
     prefer: Collection[int] = (),
     top_passages: int = TOP_PASSAGES,
+    headings: Sequence[str] = (),
 ) -> ExtractiveAnswer:
     """The sentences of ``passages`` that best answer ``question``, each cited ``[n]``.
 
@@ -107,7 +111,10 @@ def extractive_answer(
     passages numbered in ``prefer`` (those a model pointed at) score
     :data:`PREFERRED_BOOST` times higher. Passages ranked up to ``top_passages`` may add
     sentences besides the best sentence's own passage (0: only that passage does, unless
-    a sentence brings the question's focus word).
+    a sentence brings the question's focus word). When the question asks for a number
+    and a passage's quoted sentences hold none, its heading (``headings``, by passage) is
+    shown before them if it holds one: "CHANGELOG > Version 6.15.0, 2026-07-01 > New
+    Features (ENH): AppearanceStream: Add support for RTL appearance streams".
     """
     sentences = _sentences(passages)
     if not sentences or max_sentences < 1:
@@ -119,16 +126,35 @@ def extractive_answer(
     chosen = _choose(
         question, sentences, idf, max_sentences, per_passage, min_relative_score, top_passages
     )
+    anchor = chosen[0].passage
     chosen.sort(key=lambda s: (s.passage, s.position))
     citations = [(s.passage, s.text) for s in chosen]
-    text = " ".join(f"{s.display} [{s.passage}]" for s in chosen)
+    shown = _with_heading(question, chosen, headings, anchor)
+    text = " ".join(f"{display} [{s.passage}]" for s, display in zip(chosen, shown, strict=True))
     return ExtractiveAnswer(text, citations)
+
+
+def _with_heading(
+    question: str, chosen: list[_Sentence], headings: Sequence[str], anchor: int
+) -> list[str]:
+    """Each chosen sentence as shown; when the question asks for a number, the first of
+    the best sentence's passage (``anchor``) after that passage's heading if the heading
+    holds a number its chosen sentences do not."""
+    shown = [s.display for s in chosen]
+    if not _ASKS_NUMBER.search(question) or anchor > len(headings):
+        return shown
+    heading = headings[anchor - 1]
+    own = {n for c in chosen if c.passage == anchor for n in _NUMBER.findall(c.display)}
+    if set(_NUMBER.findall(heading)) - own:
+        first = next(i for i, s in enumerate(chosen) if s.passage == anchor)
+        shown[first] = f"{heading}: {shown[first]}"
+    return shown
 
 
 def with_heading(question: str, heading: str, text: str) -> str:
     """The passage to quote from: ``text``, after its ``heading`` line when the question
-    asks for a number or a version and only the heading holds one ("When was 5.0.0
-    released?" in a changelog section under "Version 5.0.0, 2024-09-15")."""
+    asks for a number and only the heading holds it ("When was 5.0.0 released?" in a
+    changelog section under "Version 5.0.0, 2024-09-15": the heading may be the quote)."""
     if not heading or not _ASKS_NUMBER.search(question):
         return text
     if set(_NUMBER.findall(heading)) <= set(_NUMBER.findall(text)):
@@ -151,7 +177,7 @@ class ScoredSentence:
 def score_sentences(question: str, passages: Sequence[str]) -> list[ScoredSentence]:
     """Every sentence of ``passages`` in reading order, scored against ``question`` the
     way :func:`extractive_answer` scores them (IDF over all the sentences)."""
-    sentences = _sentences(passages)
+    sentences = _sentences(passages, quoting=False)  # what a model is given to read
     if sentences:
         _score(question, sentences)
     return [
@@ -189,12 +215,21 @@ def _words(text: str) -> int:
     return max(1, len(text.split()) + len(_CJK_CHAR.findall(text)) // 2)
 
 
-def _sentences(passages: Sequence[str]) -> list[_Sentence]:
+def _link_piece(text: str) -> bool:
+    """Whether ``text`` is only (a piece of) a link or a path: "-iwan-roberts/)."."""
+    return bool(_URLISH.search(text)) and not _WORD.search(_URLISH.sub(" ", text))
+
+
+def _sentences(passages: Sequence[str], *, quoting: bool = True) -> list[_Sentence]:
+    """The sentences of ``passages`` (without reference-list entries; ``quoting``: nor
+    the pieces of links, "-iwan-roberts/).", which are nothing to quote)."""
     out = []
     for number, passage in enumerate(passages, start=1):
         for position, sentence in enumerate(passage_sentences(passage)):
             if _REFERENCE.search(sentence.display):
                 continue  # an entry of a reference list: its title shares the question's words
+            if quoting and _link_piece(sentence.display):
+                continue
             counts = Counter(terms(sentence.display))
             out.append(
                 _Sentence(

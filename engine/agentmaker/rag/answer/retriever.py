@@ -504,9 +504,12 @@ class AnswerStream(TextStream):
         of a model's unsupported answer (``instead``), those of the passages it pointed
         at (``prefer``) are favoured and only the best sentence's passage adds more."""
         passages = [with_heading(self.query, s.heading_path, s.content) for s in self.sources]
+        headings = [s.heading_path for s in self.sources]
         result = (
-            extractive_answer(self.query, passages, prefer=prefer, top_passages=0)
+            extractive_answer(
+                self.query, passages, prefer=prefer, top_passages=0, headings=headings
+            )
             if instead
-            else extractive_answer(self.query, passages)
+            else extractive_answer(self.query, passages, headings=headings)
         )
         return result.text or NO_SENTENCE_ANSWER
