@@ -46,6 +46,7 @@ _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 # A token of a link or a path ("www.pinkun.com/…", "-iwan-roberts/).").
 _URLISH = re.compile(r"\S*[/\\]\S*")
 _WORD = re.compile(r"[^\W\d_]{2,}|[\u3400-\u4dbf\u4e00-\u9fff]")
+_AUTHOR_DATE = re.compile(r"[A-Z][\w'’-]+, [A-Z][\w.'’-]*(?: [A-Z][\w.]*)? \([^()]*\d{4}\)\.?$")
 # A reference-list entry: a link in parentheses after its title ('"Iwan Roberts: …"
 # (https://www.pinkun.com/…)'), or "Retrieved 22 June 2020".
 _REFERENCE = re.compile(r"\((?:https?://|www\.)\S|\b(?:Retrieved|Archived)\b.{0,40}\d{4}")
@@ -216,7 +217,10 @@ def _words(text: str) -> int:
 
 
 def _link_piece(text: str) -> bool:
-    """Whether ``text`` is only (a piece of) a link or a path: "-iwan-roberts/)."."""
+    """Whether ``text`` is only (a piece of) a link or a path ("-iwan-roberts/).") or
+    the author-and-date head of a reference ("Roberts, Iwan (12 May 2020).")."""
+    if _AUTHOR_DATE.match(text):
+        return True
     return bool(_URLISH.search(text)) and not _WORD.search(_URLISH.sub(" ", text))
 
 

@@ -234,6 +234,9 @@ def test_a_sentence_the_model_repeats_is_shown_once() -> None:
 
 
 def test_a_broken_link_is_nothing_to_quote() -> None:
-    references = "Iwan Roberts scored for Wales.\n\n-iwan-roberts/).\n\nwww.edp24.co.uk/sport/x"
+    references = (
+        "Iwan Roberts scored for Wales.\n\n-iwan-roberts/).\n\nwww.edp24.co.uk/sport/x\n\n"
+        "Roberts, Iwan (12 May 2020)."
+    )
     quoted = extractive_answer("What about iwan-roberts?", [references]).text
     assert quoted == "Iwan Roberts scored for Wales. [1]"
