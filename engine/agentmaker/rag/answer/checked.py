@@ -22,6 +22,7 @@ from agentmaker.rag.answer.extractive import question_coverage
 from agentmaker.rag.answer.grounding import numbers_in
 from agentmaker.rag.answer.support import (
     MIN_COVERAGE,
+    SentenceCheck,
     SentenceSplitter,
     check_sentence,
     unmatched_identifiers,
@@ -134,14 +135,17 @@ class CheckedAnswer:
     #: [4]."): the model's way of saying "the answer is there".
     pointed: list[int] = field(default_factory=list)
     shown: int = 0  # sentences shown
-    #: Sentences held back: the question asks for a number and none has stated one yet.
-    waiting: list[str] = field(default_factory=list)
     _splitter: SentenceSplitter = field(default_factory=SentenceSplitter)
     _said: set[str] = field(default_factory=set)  # what was shown, folded
-    _held_shown: list[str] = field(default_factory=list)  # the waiting ones, as shown
+    _held: list[SentenceCheck] = field(default_factory=list)  # see :attr:`waiting`
 
     def __post_init__(self) -> None:
         self._wants_number = asks_for_number(self.question)
+
+    @property
+    def waiting(self) -> list[str]:
+        """Sentences held back: the question asks for a number and none has stated one."""
+        return [check.body for check in self._held]
 
     @property
     def only_pointed(self) -> bool:
@@ -159,7 +163,7 @@ class CheckedAnswer:
         did Nightingale publish the counts?" - "This is a dataset of the counts. [1]")."""
         text = self._checked(self._splitter.flush())
         self.withheld += self.waiting
-        self.waiting = []
+        self._held = []
         return text
 
     def _checked(self, sentences: list[str]) -> str:
@@ -177,7 +181,7 @@ class CheckedAnswer:
             # Once the answer's first claim is withheld, what follows it is withheld too:
             # it tells around an answer no passage gives ("Roberts signed for Norwich in
             # 2004 [no passage]. The move to Gillingham did not prove a good one. [3]").
-            if not check.supported or (self.withheld and not self.shown and not self.waiting):
+            if not check.supported or (self.withheld and not self.shown and not self._held):
                 self.withheld.append(check.body)
                 continue
             said = " ".join(check.body.lower().split())
@@ -189,13 +193,12 @@ class CheckedAnswer:
                 and not self.shown
                 and not _states_number(check.body, self.question)
             ):
-                self.waiting.append(check.body)
-                self._held_shown.append(check.shown())
+                self._held.append(check)
                 continue
-            for text in [*self._held_shown, check.shown()]:
-                out.append((" " if self.shown else "") + text)
+            for ready in [*self._held, check]:
+                out.append((" " if self.shown else "") + ready.shown())
                 self.shown += 1
-            self.waiting, self._held_shown = [], []
+            self._held = []
         return "".join(out)
 
 

@@ -113,9 +113,9 @@ def extractive_answer(
     :data:`PREFERRED_BOOST` times higher. Passages ranked up to ``top_passages`` may add
     sentences besides the best sentence's own passage (0: only that passage does, unless
     a sentence brings the question's focus word). When the question asks for a number
-    and a passage's quoted sentences hold none, its heading (``headings``, by passage) is
-    shown before them if it holds one: "CHANGELOG > Version 6.15.0, 2026-07-01 > New
-    Features (ENH): AppearanceStream: Add support for RTL appearance streams".
+    and the best sentence's passage has a heading (``headings``, by passage) holding a
+    number its quoted sentences lack, the heading is shown before them: "CHANGELOG >
+    Version 6.15.0, 2026-07-01 > New Features (ENH): AppearanceStream: Add support…".
     """
     sentences = _sentences(passages)
     if not sentences or max_sentences < 1:
@@ -130,12 +130,12 @@ def extractive_answer(
     anchor = chosen[0].passage
     chosen.sort(key=lambda s: (s.passage, s.position))
     citations = [(s.passage, s.text) for s in chosen]
-    shown = _with_heading(question, chosen, headings, anchor)
+    shown = _labelled(question, chosen, headings, anchor)
     text = " ".join(f"{display} [{s.passage}]" for s, display in zip(chosen, shown, strict=True))
     return ExtractiveAnswer(text, citations)
 
 
-def _with_heading(
+def _labelled(
     question: str, chosen: list[_Sentence], headings: Sequence[str], anchor: int
 ) -> list[str]:
     """Each chosen sentence as shown; when the question asks for a number, the first of
@@ -145,8 +145,7 @@ def _with_heading(
     if not _ASKS_NUMBER.search(question) or anchor > len(headings):
         return shown
     heading = headings[anchor - 1]
-    own = {n for c in chosen if c.passage == anchor for n in _NUMBER.findall(c.display)}
-    if set(_NUMBER.findall(heading)) - own:
+    if _adds_number(heading, " ".join(c.display for c in chosen if c.passage == anchor)):
         first = next(i for i, s in enumerate(chosen) if s.passage == anchor)
         shown[first] = f"{heading}: {shown[first]}"
     return shown
@@ -156,11 +155,14 @@ def with_heading(question: str, heading: str, text: str) -> str:
     """The passage to quote from: ``text``, after its ``heading`` line when the question
     asks for a number and only the heading holds it ("When was 5.0.0 released?" in a
     changelog section under "Version 5.0.0, 2024-09-15": the heading may be the quote)."""
-    if not heading or not _ASKS_NUMBER.search(question):
-        return text
-    if set(_NUMBER.findall(heading)) <= set(_NUMBER.findall(text)):
-        return text
-    return f"{heading}\n\n{text}"
+    if heading and _ASKS_NUMBER.search(question) and _adds_number(heading, text):
+        return f"{heading}\n\n{text}"
+    return text
+
+
+def _adds_number(heading: str, text: str) -> bool:
+    """Whether ``heading`` holds a number ``text`` does not."""
+    return bool(set(_NUMBER.findall(heading)) - set(_NUMBER.findall(text)))
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,7 @@ from agentmaker.rag.answer.checked import (
 )
 from agentmaker.rag.answer.citations import CitationFilter, has_words, is_non_answer
 from agentmaker.rag.answer.expanders import ChunkExpander
-from agentmaker.rag.answer.extractive import extractive_answer, with_heading
+from agentmaker.rag.answer.extractive import TOP_PASSAGES, extractive_answer, with_heading
 from agentmaker.rag.answer.focus import focus_passages
 from agentmaker.rag.answer.grounding import unsupported_numbers
 from agentmaker.rag.answer.prompting import (
@@ -505,11 +505,11 @@ class AnswerStream(TextStream):
         at (``prefer``) are favoured and only the best sentence's passage adds more."""
         passages = [with_heading(self.query, s.heading_path, s.content) for s in self.sources]
         headings = [s.heading_path for s in self.sources]
-        result = (
-            extractive_answer(
-                self.query, passages, prefer=prefer, top_passages=0, headings=headings
-            )
-            if instead
-            else extractive_answer(self.query, passages, headings=headings)
+        result = extractive_answer(
+            self.query,
+            passages,
+            prefer=prefer,
+            top_passages=0 if instead else TOP_PASSAGES,
+            headings=headings,
         )
         return result.text or NO_SENTENCE_ANSWER

@@ -41,6 +41,7 @@ import functools
 import re
 import unicodedata
 from collections.abc import Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
 from agentmaker.rag.answer.grounding import numbers_in, stated_numbers
@@ -300,7 +301,7 @@ class _Claim:
             return 0.0
         if not all(evidence.names(name, asked=name in self.asked) for name in self.names):
             return 0.0
-        if self.about and _share(set(self.about), evidence.terms) < self.min_coverage:
+        if self.about and _share(self.about, evidence.terms) < self.min_coverage:
             return 0.0
         coverage = max(
             _share(self.words, evidence.terms),
@@ -347,7 +348,7 @@ def _best_pair(
     return chosen
 
 
-def _share(words: set[str], held: frozenset[str]) -> float:
+def _share(words: AbstractSet[str], held: AbstractSet[str]) -> float:
     return len(words & held) / len(words) if words else 1.0
 
 
