@@ -280,6 +280,11 @@
     </message>
     <message>
         <location filename="../../gui/agentmaker_desk/bridge/conversations.py"/>
+        <source>The model found no answer in all the passages at once; this one is from its second reading, of passage [1] alone, checked like any answer.</source>
+        <translation>模型在全部段落中没有找到答案；这个答案来自它第二次只读段落 [1] 的结果，并像其他答案一样经过核对。</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/bridge/conversations.py"/>
         <source>Left out, because no passage says it: {sentences}</source>
         <translation>已省略，因为没有段落这样说：{sentences}</translation>
     </message>

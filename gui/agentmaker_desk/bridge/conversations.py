@@ -249,6 +249,11 @@ class ConversationLinks(QObject):
             ).format(draft=draft)
         if note == "quoted_not_answered":
             return self.tr("The model did not answer; these quoted passages look relevant.")
+        if note == "second_look":
+            return self.tr(
+                "The model found no answer in all the passages at once; this one is from its "
+                "second reading, of passage [1] alone, checked like any answer."
+            )
         if note == "withheld" and withheld:
             return self.tr("Left out, because no passage says it: {sentences}").format(
                 sentences=withheld[:240]

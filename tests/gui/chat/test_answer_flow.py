@@ -141,3 +141,23 @@ def test_an_unsupported_answer_is_not_shown_as_one_and_its_draft_is_noted(
     assert view.answer_text().startswith("Your documents do not seem to answer this")
     assert "not shown as the answer. Its unchecked draft: The guns were hauled by 40" in text
     assert [a for a in view.anchors() if a.startswith("src:")]  # the passages looked at
+
+
+def test_an_answer_from_the_second_look_is_linked_and_noted(desk, qloop, tmp_path: Path) -> None:
+    for name, text in (
+        ("siege.md", "The large siege guns, of nine-inch calibre, were hauled by oxen."),
+        ("pickets.md", "The rear of the division was guarded by pickets at night."),
+    ):
+        (tmp_path / name).write_text(f"# {name}\n\n{text}\n", encoding="utf-8")
+    qloop.run(desk.bridge.aingest([str(tmp_path / "siege.md"), str(tmp_path / "pickets.md")]))
+    # "I don't know" from both passages; from the first alone, the answer.
+    llm = ScriptedLLM(["I don't know.", "They were of nine-inch calibre. [1]"], delay=0.01)
+    llm.checks_answers = True  # as the built-in model does
+    desk.bridge.library.set_llm(llm)
+    _ask(desk, qloop, "What calibre were the large siege guns?")
+    view = desk.transcript
+    assert view.answer_text() == "They were of nine-inch calibre. [1]"
+    assert "cite:0-1" in view.anchors() and len(llm.calls) == 2
+    assert "this one is from its second reading, of passage [1] alone" in (
+        view.browser.toPlainText()
+    )

@@ -3,9 +3,10 @@
 :class:`CheckedAnswer` sits between the model's stream and the reader. Each sentence is
 held until it is complete, checked against the passages (support.py), and then shown
 with its citations re-pointed, or left out (``withheld``) when no passage supports it.
-What happens when nothing is left to show is the caller's choice
-(:func:`answer_when_unsupported`): quote the passages when one of them clearly matches
-the question, else say that the documents do not seem to answer it.
+What happens when nothing is left to show is the caller's choice: the retriever first
+asks the model again with the first passage alone (its "second look", checked the same
+way), then (:func:`answer_when_unsupported`) quotes the passages when one of them
+clearly matches the question, else says that the documents do not seem to answer it.
 
 :func:`passages_answer_question` is the confidence gate before the model is asked at
 all: when no passage found holds enough of the question, the model is not asked.

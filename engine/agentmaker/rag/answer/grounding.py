@@ -57,12 +57,19 @@ def numbers_in(text: str) -> set[str]:
     return found
 
 
-def stated_numbers(text: str) -> list[str]:
-    """The numbers written in digits in ``text`` (its ``[n]`` markers aside), plain."""
+def stated_numbers(text: str, *, words: bool = False) -> list[str]:
+    """The numbers written in digits in ``text`` (its ``[n]`` markers aside), plain;
+    with ``words``, also those written as words from two to ninety-nine ("twelve-inch
+    guns" states 12; "one" and "hundred" are left out: "one of the", "hundreds of")."""
+    text = _MARKER.sub(" ", text)
     out: list[str] = []
-    for number in _NUMBER.findall(_MARKER.sub(" ", text)):
+    for number in _NUMBER.findall(text):
         if _plain(number) not in out:
             out.append(_plain(number))
+    if words:
+        for number in sorted(numbers_in(_NUMBER.sub(" ", text)) - {"0", "1", "100"}, key=int):
+            if number not in out:
+                out.append(number)
     return out
 
 

@@ -99,6 +99,7 @@ class RagRetriever:
         scope: Scope = RAG_SCOPE,
         top_k: int | None = None,
         check_answers: bool = True,
+        second_look: bool = True,
     ) -> None:
         self.retriever = retriever
         self.source_store = source_store
@@ -112,6 +113,9 @@ class RagRetriever:
         #: when a passage found is close enough to the question, and show only what its
         #: passages support (checked.py). False: the model's answer as written.
         self.check_answers = check_answers
+        #: With checked answers: when nothing the model wrote is supported, ask it again
+        #: with the first passage alone before quoting or abstaining.
+        self.second_look = second_look
 
     @classmethod
     def from_config(
@@ -348,7 +352,8 @@ class AnswerStream(TextStream):
         #: close enough; the model was not asked), "unsupported" (no passage says what
         #: the model wrote), "quoted_unsupported" / "quoted_not_answered" (the passages
         #: are quoted instead of an unsupported answer / of "I don't know"), "withheld"
-        #: (sentences no passage says were left out), or "".
+        #: (sentences no passage says were left out), "second_look" (the answer is the
+        #: model's second reading, of the first passage alone), or "".
         self.note = ""
         #: The model's text when it was not shown as the answer (an unsupported draft).
         self.draft = ""
@@ -448,28 +453,13 @@ class AnswerStream(TextStream):
         self, llm: LLMClient, messages: list[ChatMessage]
     ) -> AsyncGenerator[str, None]:
         """The model's answer sentence by sentence, as far as its passages support it
-        (checked.py); quotes or "the documents do not seem to say" when nothing is."""
-        cited = CitationFilter(s.n for s in self.sources)
+        (checked.py); when nothing is, a second look at the first passage alone, then
+        quotes or "the documents do not seem to say"."""
         checked = CheckedAnswer(self.question, [s.seen for s in self.sources])
-        stream = llm.stream(messages)
-        try:
-            async for piece in stream:
-                text = checked.feed(cited.feed(piece))
-                if text:
-                    yield text
-            text = checked.feed(cited.flush()) + checked.flush()
-            if text:
-                yield text
-            if not checked.shown and not checked.pointed and not has_words(checked.raw):
-                raise self._no_answer(llm, checked.raw)
-        except ModelError as exc:
-            if checked.shown:  # half an answer is on screen: say it failed, do not mix
-                raise
-            async for piece in self._fallback(exc):
-                yield piece
+        async for piece in self._checked_pass(llm, messages, checked, fall_back=True):
+            yield piece
+        if self.error:  # the model failed: the passages were quoted instead
             return
-        finally:  # Stop: closing this stream closes the model's at once
-            await _close(stream)
         self.withheld = list(checked.withheld)
         if checked.shown:
             self.note = "withheld" if self.withheld else ""
@@ -478,6 +468,20 @@ class AnswerStream(TextStream):
         # Nothing the model wrote is said by its passages, it said it does not know, or
         # it only pointed at passages ("[2]", "The default directory is [4].").
         self.draft = checked.raw.strip()
+        if self._rag.second_look and len(self.sources) > 1:
+            # A small model given five passages often says it does not know when the
+            # first one holds the answer; alone, it reads it (REPORT §10, session 8).
+            again = CheckedAnswer(self.question, [s.seen for s in self.sources])
+            rag = self._rag
+            one, _ = await asyncio.to_thread(
+                fit_messages, llm, self.question, self.sources[:1], rag.system_prompt, self.history
+            )
+            async for piece in self._checked_pass(llm, one, again, fall_back=False):
+                yield piece
+            if again.shown:
+                self.note, self.withheld = "second_look", list(again.withheld)
+                self.unsupported = unsupported_numbers(self.answer, [s.seen for s in self.sources])
+                return
         fallback = answer_when_unsupported(
             self.query,
             [f"{s.heading_path}\n{s.content}" for s in self.sources],
@@ -492,6 +496,38 @@ class AnswerStream(TextStream):
         self.abstained = True
         self.note = "" if checked.non_answer and not self.withheld else "unsupported"
         yield fallback.text
+
+    async def _checked_pass(
+        self,
+        llm: LLMClient,
+        messages: list[ChatMessage],
+        checked: CheckedAnswer,
+        *,
+        fall_back: bool,
+    ) -> AsyncGenerator[str, None]:
+        """One reading by the model, through ``checked``. A failure before anything is
+        shown quotes the passages (``fall_back``; ``error`` is set) or, on a second look,
+        only ends the look (the first reading then decides what is shown)."""
+        cited = CitationFilter(s.n for s in self.sources)
+        stream = llm.stream(messages)
+        try:
+            async for piece in stream:
+                text = checked.feed(cited.feed(piece))
+                if text:
+                    yield text
+            text = checked.feed(cited.flush()) + checked.flush()
+            if text:
+                yield text
+            if not checked.shown and not checked.pointed and not has_words(checked.raw):
+                raise self._no_answer(llm, checked.raw)
+        except ModelError as exc:
+            if checked.shown:  # half an answer is on screen: say it failed, do not mix
+                raise
+            if fall_back:
+                async for piece in self._fallback(exc):
+                    yield piece
+        finally:  # Stop: closing this stream closes the model's at once
+            await _close(stream)
 
     async def _fallback(self, exc: ModelError) -> AsyncGenerator[str, None]:
         """The model failed before writing anything: quote the passages instead."""

@@ -77,6 +77,8 @@ _FOOTNOTE = re.compile(r"\s?\[\d{1,3}\](?![(:])")
 # Candidate ends: CJK terminators (no space needed), or ASCII ones followed by space/end.
 _END = re.compile(r"[。！？]+[”’」』）\)\]\"']*|[.!?]+[”’\"'\)\]]*(?=\s|$)")
 _SPACE = re.compile(r"\s+")
+# Dotted initials without their last dot: "R.A", "J.R.R".
+_INITIALS = re.compile(r"(?:[A-Z]\.)+[A-Z]$")
 
 
 def _normalise(text: str) -> str:
@@ -104,6 +106,8 @@ def is_abbreviation(text: str, dot: int) -> bool:
         return following[:1].isdigit()
     if following[:1] in _SECTION_SIGNS:  # "11 U.S.C. § 322", "Art. § 5": a citation goes on
         return True
+    if _INITIALS.match(word) and following[:1].isupper():
+        return True  # initials before a name: "by R.A. Fisher in 1936", "J.R.R. Tolkien"
     if len(word) == 1 and word.isupper():
         # An initial ("J. Smith", "John F. Kennedy") - but not "vitamin C. It".
         previous, _ = _word_before(text, len(text[:start].rstrip()))

@@ -147,8 +147,9 @@ class SentenceCheck:
 
     def shown(self) -> str:
         """The sentence with :attr:`citations` as its markers, in place of the model's."""
-        if self.citations == self.cited:
-            return self.text.strip()  # as the model wrote it
+        # As the model wrote it, unless it opens with a marker ("[1] Poetry uses…").
+        if self.citations == self.cited and not _MARKER.match(self.text.lstrip()):
+            return self.text.strip()
         body = self.body.rstrip()
         cites = "".join(f"[{n}]" for n in self.citations)
         if not cites:
@@ -214,12 +215,14 @@ def check_sentence(
     none does alone, the two that support it together (see :attr:`SentenceCheck.joint`)."""
     body, cited = _body(sentence)
     words = set(terms(body)) - _META
-    numbers = set(stated_numbers(body))
+    numbers = set(stated_numbers(body, words=True))
     names = _names(body)
     added = words - set(terms(question))
-    if (not added and not numbers) or not _BRACKETED.sub("", body).strip(" .,:;"):
-        # Nothing beyond the question's own words ("The default directory is [4].") or
-        # a bracketed label ("[the-file-name]"): it answers nothing, whatever it cites.
+    new_numbers = numbers - set(stated_numbers(question, words=True))
+    if (not added and not new_numbers) or not _BRACKETED.sub("", body).strip(" .,:;"):
+        # Nothing beyond the question's own words and numbers ("The default directory is
+        # [4].", "2022年百花奖最佳影片奖 [1]") or a bracketed label ("[the-file-name]"): it
+        # answers nothing, whatever it cites.
         return SentenceCheck(sentence, body, cited, (), claim=False)
     asked = [name for name in names if name in _fold(question)]
     asking = set(terms(question)) - _META

@@ -182,6 +182,11 @@ def test_a_sentence_that_only_repeats_the_question_is_no_answer() -> None:
     assert not check.claim
     answer = CheckedAnswer("What calibre were the guns?", [GUNS])
     assert answer.feed("The guns were [1].") + answer.flush() == "" and not answer.withheld
+    # The question's own number is no claim either: "2022年百花奖最佳影片奖 [1]" only
+    # repeats "2022年百花奖最佳影片奖" (it pointed at passage 1 with the question's words).
+    award = "2022年百花奖最佳影片奖"
+    echo = check_sentence(award, f"{award} [1]", ["2022年，《长津湖》获百花奖最佳影片奖。"])
+    assert not echo.claim and echo.cited == (1,)
 
 
 def test_a_possessive_is_not_part_of_a_name() -> None:
@@ -368,3 +373,15 @@ def test_a_bracketed_label_is_no_claim() -> None:
         ["", "", "War and Peace, a book by Leo Tolstoy."],
     )
     assert not check.claim
+
+
+def test_a_number_written_as_a_word_must_be_in_the_passage_too() -> None:
+    question = "What calibre were the large siege guns?"
+    wrong = check_sentence(question, "The large siege guns were twelve-inch guns. [1]", [GUNS])
+    assert wrong.claim and not wrong.supported
+    right = check_sentence(question, "The large siege guns were nine-inch guns. [1]", [GUNS])
+    assert right.supported
+    # As a word or in digits, the same number; "one" is no number ("one of the guns").
+    oxen = ["It took ten yoke of oxen to haul each of the large siege guns."]
+    assert check_sentence("How many oxen?", "It took 10 yoke of oxen. [1]", oxen).supported
+    assert check_sentence("How many oxen?", "Each one took ten yoke of oxen. [1]", oxen).supported

@@ -1,0 +1,122 @@
+"""The second look: when nothing the model wrote is supported, it is asked again with the
+first passage alone (a small model given five passages often says "I don't know" when
+the first one holds the answer; benchmarks/REPORT.md §10, session 8)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from agentmaker.errors import ModelError
+from agentmaker.library import Library
+from agentmaker.models.llm import ChatMessage
+from agentmaker.rag.answer.checked import NOT_FOUND_ANSWER
+from agentmaker.rag.answer.prompting import AskResult
+from agentmaker.rag.answer.support import split_answer
+from agentmaker.testing import FakeEmbedder, ScriptedLLM
+
+QUESTION = "What calibre were the large siege guns planted in the rear of the division?"
+ANSWER = "The large siege guns were of nine-inch calibre. [1]"
+
+
+@pytest.fixture
+def library(tmp_path: Path) -> Iterator[Library]:
+    lib = Library.open(tmp_path / "siege.sqlite", embedder=FakeEmbedder())
+    lib.pipeline.ingest_text(
+        "The large siege guns planted in the rear of the division were of nine-inch "
+        "calibre, and it took ten yoke of oxen to haul each one to its place.",
+        source="siege.txt",
+    )
+    lib.pipeline.ingest_text(
+        "The rear of the division was guarded by pickets at night.", source="pickets.txt"
+    )
+    lib.pipeline.ingest_text(
+        "Small guns of the division were planted near the river.", source="river.txt"
+    )
+    yield lib
+    lib.close()
+
+
+def _ask(library: Library, llm: ScriptedLLM, question: str = QUESTION) -> AskResult:
+    llm.checks_answers = True  # as the built-in model does
+    library.set_llm(llm)
+    return asyncio.run(library.rag.ask(question))
+
+
+def _passage_blocks(call: list[ChatMessage]) -> int:
+    return call[-1].content.count("<<<PASSAGE ")
+
+
+def test_a_declined_answer_gets_a_second_look_at_the_first_passage(library: Library) -> None:
+    llm = ScriptedLLM(["I don't know.", ANSWER])
+    result = _ask(library, llm)
+    assert result.answer == ANSWER and result.note == "second_look"
+    assert not result.abstained and not result.extractive
+    assert result.draft == "I don't know."  # the first reading, kept for the note
+    first, second = llm.calls
+    assert _passage_blocks(first) == len(result.sources) > 1
+    # The second prompt holds the first passage alone, numbered as the reader sees it.
+    assert _passage_blocks(second) == 1
+    assert "<<<PASSAGE 1" in second[-1].content and "nine-inch" in second[-1].content
+    assert result.sources[0].content.startswith("The large siege guns")
+
+
+def test_a_second_look_that_still_finds_nothing_leaves_the_first_readings_outcome(
+    library: Library,
+) -> None:
+    # Unsupported both times: the usual outcome of the first reading (quotes here, since
+    # the first passage holds the question's words), and the first draft in the note.
+    llm = ScriptedLLM(["The guns were of 12-inch calibre. [1]", "I don't know."])
+    result = _ask(library, llm)
+    assert len(llm.calls) == 2
+    assert result.note == "quoted_unsupported" and result.extractive
+    assert result.draft == "The guns were of 12-inch calibre. [1]"
+    assert "nine-inch calibre" in result.answer
+    # A question no passage answers: "I don't know" twice is an abstention.
+    llm = ScriptedLLM(["I don't know.", "I don't know."])
+    result = _ask(library, llm, "How many pickets guarded the rear of the division?")
+    assert len(llm.calls) == 2 and result.abstained
+    assert result.answer == NOT_FOUND_ANSWER and result.note == ""
+
+
+def test_a_model_failure_in_the_second_look_only_ends_the_look(library: Library) -> None:
+    llm = ScriptedLLM(["I don't know.", ModelError("the runtime stopped")])
+    result = _ask(library, llm)
+    assert len(llm.calls) == 2 and result.error == ""
+    assert result.note == "quoted_not_answered" and "nine-inch calibre" in result.answer
+
+
+def test_no_second_look_when_the_first_answer_is_shown_or_it_is_off(library: Library) -> None:
+    llm = ScriptedLLM([ANSWER])
+    assert _ask(library, llm).answer == ANSWER and len(llm.calls) == 1
+    library.rag.second_look = False
+    llm = ScriptedLLM(["I don't know."])
+    result = _ask(library, llm)
+    assert len(llm.calls) == 1 and result.note == "quoted_not_answered"
+
+
+def test_stop_during_the_second_look_closes_its_stream(library: Library) -> None:
+    llm = ScriptedLLM(["I don't know.", ANSWER + " It took ten yoke of oxen. [1]"], delay=0.01)
+    llm.checks_answers = True
+    library.set_llm(llm)
+
+    async def run() -> str:
+        stream = library.rag.ask_stream(QUESTION)
+        first = await stream.__anext__()  # the second look's first sentence
+        await stream.aclose()
+        return first
+
+    assert asyncio.run(run()) == ANSWER
+    assert len(llm.calls) == 2 and llm.closed_streams == 2
+
+
+def test_dotted_initials_do_not_end_a_sentence() -> None:
+    text = "It was introduced by R.A. Fisher in 1936. [1] J.R.R. Tolkien wrote it. [2]"
+    assert split_answer(text) == [
+        "It was introduced by R.A. Fisher in 1936. [1]",
+        " J.R.R. Tolkien wrote it. [2]",
+    ]
+    # A single capital after a lower-case word still ends a sentence: "vitamin C. It".
+    assert len(split_answer("It is rich in vitamin C. It is cheap. [1]")) == 2
