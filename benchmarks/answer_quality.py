@@ -54,6 +54,8 @@ HELDOUT_SETS = {
     "heldout5": (DATA / "answer_quality_heldout5.tsv", range(132, 140), range(140, 150)),
     # New Chinese questions (other facts) over the same library as v5's.
     "heldout6": (DATA / "answer_quality_heldout6.tsv", range(132, 140), range(140, 150)),
+    # New Chinese questions (other facts) over the same library as v4's. Not run yet.
+    "heldout7": (DATA / "answer_quality_heldout7.tsv", range(106, 114), range(114, 132)),
 }
 #: RGB-zh positions of the dev questions and their distractors.
 ZH_DEV, ZH_DEV_DISTRACTORS = range(0, 10), range(10, 30)
