@@ -58,7 +58,9 @@ GATE_SIMILARITY = 0.45
 QUOTE_COVERAGE = 0.6
 
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
-# Questions whose answer is a number (not "when": "after surgery" answers that).
+# Questions whose answer is a number (not "when": "after surgery" answers that). Narrower
+# than extractive's ``_ASKS_NUMBER``, which only favours sentences with digits: this one
+# holds back an answer until it states a number.
 _ASKS_FOR_NUMBER = re.compile(
     r"\b(how (many|much|long|old|far|often|big|large|tall|high)|what (year|percentage|"
     r"number|amount|share|proportion|fee|price|cost)|(what|which)( \w+)? version|"

@@ -455,7 +455,8 @@ class AnswerStream(TextStream):
         """The model's answer sentence by sentence, as far as its passages support it
         (checked.py); when nothing is, a second look at the first passage alone, then
         quotes or "the documents do not seem to say"."""
-        checked = CheckedAnswer(self.question, [s.seen for s in self.sources])
+        seen = [s.seen for s in self.sources]  # what each passage tells the model
+        checked = CheckedAnswer(self.question, seen)
         async for piece in self._checked_pass(llm, messages, checked, fall_back=True):
             yield piece
         if self.error:  # the model failed: the passages were quoted instead
@@ -463,16 +464,16 @@ class AnswerStream(TextStream):
         self.withheld = list(checked.withheld)
         if checked.shown:
             self.note = "withheld" if self.withheld else ""
-            self.unsupported = unsupported_numbers(self.answer, [s.seen for s in self.sources])
+            self.unsupported = unsupported_numbers(self.answer, seen)
             return
         # Nothing the model wrote is said by its passages, it said it does not know, or
         # it only pointed at passages ("[2]", "The default directory is [4].").
         self.draft = checked.raw.strip()
-        if self._rag.second_look and len(self.sources) > 1:
+        rag = self._rag
+        if rag.second_look and len(self.sources) > 1:
             # A small model given five passages often says it does not know when the
             # first one holds the answer; alone, it reads it (REPORT §10, session 8).
-            again = CheckedAnswer(self.question, [s.seen for s in self.sources])
-            rag = self._rag
+            again = CheckedAnswer(self.question, seen)
             one, _ = await asyncio.to_thread(
                 fit_messages, llm, self.question, self.sources[:1], rag.system_prompt, self.history
             )
@@ -480,7 +481,7 @@ class AnswerStream(TextStream):
                 yield piece
             if again.shown:
                 self.note, self.withheld = "second_look", list(again.withheld)
-                self.unsupported = unsupported_numbers(self.answer, [s.seen for s in self.sources])
+                self.unsupported = unsupported_numbers(self.answer, seen)
                 return
         fallback = answer_when_unsupported(
             self.query,
