@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
@@ -47,8 +48,15 @@ class CachedLLM(LLMClient):
         return hashlib.sha256(raw.encode()).hexdigest()
 
     def _save(self) -> None:
+        # Another run may have saved completions since this one loaded the file: keep
+        # them (merged, then written beside and renamed, so no run reads half a file).
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self.path.write_text(json.dumps(self._store, ensure_ascii=False), encoding="utf-8")
+        if self.path.exists():
+            on_disk = json.loads(self.path.read_text(encoding="utf-8"))
+            self._store = {**on_disk, **self._store}
+        partial = self.path.with_name(f"{self.path.name}.{os.getpid()}.partial")
+        partial.write_text(json.dumps(self._store, ensure_ascii=False), encoding="utf-8")
+        partial.replace(self.path)
 
     def count_tokens(self, messages: Sequence[ChatMessage]) -> int | None:
         """The inner model's count, remembered (counting needs the model loaded)."""

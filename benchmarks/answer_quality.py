@@ -3,7 +3,9 @@
 Three question sets, each asked through ``library.rag.ask`` with a :class:`LlamaCppLLM`
 and, for comparison, with no model (the extractive answer):
 
-- ``en``: ``corpus/QA.tsv`` against the corpus library (local MiniLM embedder);
+- ``en``: ``corpus/QA.tsv`` against the corpus library, embedded with multilingual-e5-small
+  as new libraries are (until session 8 with all-MiniLM-L6-v2: ``--embedder
+  all-MiniLM-L6-v2`` for that series; its results are written with ``_minilm``);
 - ``zh``: the first Chinese questions of ``bench/rgb-zh`` against a small library of
   their judged passages plus distractors (the next passages of the corpus);
 - ``none``: questions whose answer is in no corpus document (an abstention is right).
@@ -42,6 +44,8 @@ from benchmarks.common import CORPUS, OUT, CachedEmbedder, local_embedder, log
 from benchmarks.corpus_quality import qa_rows
 
 RGB = CORPUS.parent / "bench" / "rgb-zh"
+#: The local embedders (agentmaker.models.local_embedder's names).
+MINILM, E5 = "all-MiniLM-L6-v2", "multilingual-e5-small"
 DATA = Path(__file__).parent / "data"
 #: The held-out sets: their file and the RGB-zh positions of their Chinese questions and
 #: of those questions' distractors. Each was written before the changes it measures and
@@ -296,7 +300,14 @@ async def _run_set(
 
 
 async def run(
-    model: Path, *, limit: int, threads: int, top_k: int, n_ctx: int, questions: str = "dev"
+    model: Path,
+    *,
+    limit: int,
+    threads: int,
+    top_k: int,
+    n_ctx: int,
+    questions: str = "dev",
+    embedder_model: str = E5,
 ) -> dict:
     from agentmaker.library import Library
     from agentmaker.models.llama_cpp import LlamaCppLLM
@@ -309,9 +320,10 @@ async def run(
 
     inner = LlamaCppLLM(model, n_ctx=n_ctx, answer_tokens=256, threads=threads, idle_unload_s=None)
     llm = CachedLLM(inner, OUT / "answer_cache.json")
-    embedder = CachedEmbedder(local_embedder())
+    embedder = CachedEmbedder(local_embedder(model=embedder_model))
     results: dict[str, Any] = {
         "model": model.name,
+        "embedder": embedder_model,
         "threads": threads,
         "top_k": top_k,
         "questions": questions,
@@ -328,7 +340,7 @@ async def run(
         sets = {"en": en, "none": [{"question": q, "answers": []} for q in UNANSWERABLE]}
         zh_asked, zh_distractors = ZH_DEV, ZH_DEV_DISTRACTORS
     try:
-        path, _ = corpus_library(measure=False)
+        path, _ = corpus_library(measure=False, model=embedder_model)
         with tempfile.TemporaryDirectory() as folder:
             copy = Path(folder) / "corpus.sqlite"
             copy.write_bytes(path.read_bytes())  # never touch the cached library
@@ -344,7 +356,7 @@ async def run(
                 zh_rows = sets["zh"]
             # Library.close closed the first embedder; Chinese gets the product's default for
             # new libraries, the multilingual one.
-            zh_embedder = CachedEmbedder(local_embedder(model="multilingual-e5-small"))
+            zh_embedder = CachedEmbedder(local_embedder(model=E5))
             zh_lib = Library.open(Path(folder) / "zh.sqlite", embedder=zh_embedder)
             try:
                 for doc in docs:
@@ -363,7 +375,8 @@ def _report(r: dict[str, Any], load: str) -> str:
         return "–" if x is None else f"{x * 100:.0f} %"
 
     lines = [
-        f"Model `{r['model']}`, {r['threads']} threads, top_k={r['top_k']}; load average "
+        f"Model `{r['model']}`, {r['threads']} threads, top_k={r['top_k']}, English library "
+        f"embedded with {r.get('embedder', MINILM)}; load average "
         f"before the run: {load}.",
         "",
         "| set | questions | model: fact in answer (strict / normalised / key facts) | model: "
@@ -431,6 +444,13 @@ def main(argv: list[str] | None = None) -> int:
         help="the dev questions (tune on these), or a held-out set (run once, at the end)",
     )
     parser.add_argument("--heldout", action="store_true", help="the same as --questions heldout")
+    parser.add_argument(
+        "--embedder",
+        choices=[E5, MINILM],
+        default=E5,
+        help="the English corpus library's embedder: the default of new libraries, or "
+        "MiniLM (the series until session 8); Chinese always has e5",
+    )
     args = parser.parse_args(argv)
     load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
     results = asyncio.run(
@@ -441,12 +461,14 @@ def main(argv: list[str] | None = None) -> int:
             top_k=args.top_k,
             n_ctx=args.n_ctx,
             questions="heldout" if args.heldout else args.questions,
+            embedder_model=args.embedder,
         )
     )
     results["load_before"] = load
     results["load_after"] = ", ".join(f"{x:.2f}" for x in os.getloadavg())
     OUT.mkdir(parents=True, exist_ok=True)
     stem = "answer_quality" + ("" if results["questions"] == "dev" else f"_{results['questions']}")
+    stem += "_minilm" if args.embedder == MINILM else ""
     (OUT / f"{stem}.json").write_text(json.dumps(results, indent=1, ensure_ascii=False))
     text = _report(results, load) + f"\n\nLoad average after: {results['load_after']}."
     (OUT / f"{stem}.md").write_text(text + "\n")

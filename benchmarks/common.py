@@ -307,6 +307,16 @@ class CachedEmbedder(Embedder):
     def fingerprint(self) -> ModelFingerprint:
         return self.inner.fingerprint
 
+    # What the inner model is tuned to (fusion weight, gate level): a library searched
+    # through the cache must rank and gate as it would with the real embedder.
+    @property
+    def score_fusion_defaults(self) -> tuple[float, tuple[str, str]]:
+        return self.inner.score_fusion_defaults
+
+    @property
+    def related_similarity(self) -> float:
+        return self.inner.related_similarity
+
     @staticmethod
     def _hash(text: str) -> str:
         return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()

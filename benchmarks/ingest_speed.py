@@ -174,18 +174,35 @@ def measure_ingest(files: Sequence[Path], path: Path) -> dict[str, Any]:
     }
 
 
-def build_from_cache(files: Sequence[Path], path: Path) -> dict[str, Any]:
-    """The same library from cached vectors (no timing worth reporting)."""
+def build_from_cache(files: Sequence[Path], path: Path, model: str | None = None) -> dict[str, Any]:
+    """The same library from cached vectors (no timing worth reporting).
+
+    Built beside ``path`` and renamed into place only when every file was indexed: a
+    build that failed (a missing model, a reader error) leaves no library that a later
+    run would take for the real one.
+    """
     from agentmaker.library import Library
 
-    for stale in (path, Path(f"{path}-wal"), Path(f"{path}-shm")):
-        stale.unlink(missing_ok=True)
-    embedder = CachedEmbedder(local_embedder())
-    library = Library.open(path, embedder=embedder)
+    partial = path.with_name(path.name + ".partial")
+    for stale in (path, partial):
+        for name in (stale, Path(f"{stale}-wal"), Path(f"{stale}-shm")):
+            name.unlink(missing_ok=True)
+    embedder = CachedEmbedder(local_embedder(**({"model": model} if model else {})))
+    library = Library.open(partial, embedder=embedder)
     try:
-        library.pipeline.ingest_paths(list(files))
+        report = library.pipeline.ingest_paths(list(files))
+        library.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     finally:
         library.close()
+    failed = [f for f in report.files if f.status in ("failed", "cancelled")]
+    if failed:
+        raise RuntimeError(
+            "the corpus library could not be built: "
+            + "; ".join(f"{f.path}: {f.error}" for f in failed[:3])
+        )
+    partial.replace(path)
+    for graph in path.parent.glob(f"{partial.name}.graph-*"):  # named after the old path
+        graph.unlink(missing_ok=True)
     return {"hits": embedder.hits, "misses": embedder.misses}
 
 
@@ -242,19 +259,25 @@ def searchable_after_drop(path: Path, repeats: int = 3) -> list[dict[str, Any]]:
     return out
 
 
-def corpus_library(*, measure: bool) -> tuple[Path, dict[str, Any] | None]:
-    """The corpus library file; with ``measure``, ingest it anew with real timing."""
+def corpus_library(
+    *, measure: bool, model: str | None = None
+) -> tuple[Path, dict[str, Any] | None]:
+    """The corpus library file; with ``measure``, ingest it anew with real timing.
+
+    ``model``: the local embedder's model (its default, MiniLM, unless given); the
+    timed ingest is MiniLM's only.
+    """
     from agentmaker.models.local_embedder import LocalEmbedder
 
     from benchmarks.common import embedder_key
 
-    path = library_path(embedder_key(LocalEmbedder()))
+    path = library_path(embedder_key(LocalEmbedder(**({"model": model} if model else {}))))
     files = corpus_files()
-    if measure:
+    if measure and model is None:
         return path, measure_ingest(files, path)
     if not path.exists():
         log("building the corpus library from cached vectors")
-        build_from_cache(files, path)
+        build_from_cache(files, path, model)
     return path, None
 
 

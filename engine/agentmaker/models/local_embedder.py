@@ -92,6 +92,9 @@ E5_MAX_TOKENS = 512
 #: rgb-en and SciFact train (benchmarks/multilingual_quality.py): the highest weight that
 #: keeps SciFact at MiniLM's level (higher ones gain on Chinese, lose on English).
 E5_DENSE_WEIGHT = 0.95
+#: e5's answer-gate level (``related_similarity``): tuned on the answer-quality tuning
+#: questions (benchmarks/gate_calibration.py, REPORT §10).
+E5_RELATED_SIMILARITY = 0.82
 #: e5's prefixes, passages (what is indexed) and queries.
 E5_PASSAGE, E5_QUERY = "passage: ", "query: "
 
@@ -344,6 +347,14 @@ class LocalEmbedder(Embedder):
         if self.model == E5_SMALL:
             return E5_DENSE_WEIGHT, ("none", "max")
         return 0.7, ("none", "max")
+
+    @property
+    def related_similarity(self) -> float:
+        """The answer gate's level: MiniLM's 0.45 (the port's default) or, for e5, whose
+        unrelated passages already score ~0.8, :data:`E5_RELATED_SIMILARITY`."""
+        if self.model == E5_SMALL:
+            return E5_RELATED_SIMILARITY
+        return super().related_similarity
 
     # --- loading -------------------------------------------------------------------
 

@@ -73,6 +73,16 @@ class Embedder(ABC):
         """
         return 0.7, ("none", "max")
 
+    @property
+    def related_similarity(self) -> float:
+        """The cosine from which a passage counts as related to a query by meaning: the
+        answer gate asks a local model only when some passage found reaches it (or holds
+        most of the question's words). Like the fusion weight it depends on the model's
+        spread of cosines: the default is all-MiniLM-L6-v2's level (the gate's
+        ``GATE_SIMILARITY``), and a model measured otherwise overrides it.
+        """
+        return 0.45
+
     def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
         """Embed search queries. Models that embed questions differently from the
         passages they look for (e5's ``query:``/``passage:`` prefixes) override this

@@ -50,7 +50,8 @@ __all__ = [
 GATE_COVERAGE = 0.45
 #: ...unless the best passage's embedding is at least this similar to the question's
 #: (found by meaning). Embedders differ in scale (multilingual-e5 rates unrelated text
-#: 0.8+, so with it the gate rarely closes); this is MiniLM's.
+#: 0.8+): the retriever passes its embedder's own level (``Embedder.related_similarity``,
+#: tuned per model in benchmarks/gate_calibration.py); this is MiniLM's.
 GATE_SIMILARITY = 0.45
 #: When the model wrote nothing the passages support (or "I don't know"), the passages
 #: are quoted instead if their best sentence holds at least this share of the question

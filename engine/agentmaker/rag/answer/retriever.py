@@ -380,7 +380,11 @@ class AnswerStream(TextStream):
         # Matched with their heading ("Version 5.0.0, 2024-09-15 > Security"), as shown.
         passages = [f"{s.heading_path}\n{s.content}" for s in self.sources]
         similarities = [s.metadata.get("vector_similarity") for s in self.sources]
-        if checks and not passages_answer_question(self.query, passages, similarities):
+        # "Close by meaning" is the embedder's own level: cosines differ in scale.
+        level = rag.retriever.embedder.related_similarity
+        if checks and not passages_answer_question(
+            self.query, passages, similarities, similarity=level
+        ):
             # No passage is close to the question: the model is not asked (it would
             # guess or say it does not know, half a minute later).
             self.abstained, self.note = True, "not_found"

@@ -217,11 +217,13 @@ def check_sentence(
     words = set(terms(body)) - _META
     numbers = set(stated_numbers(body, words=True))
     names = _names(body)
-    added = words - set(terms(question))
+    added = _added(words, set(terms(question)))
     new_numbers = numbers - set(stated_numbers(question, words=True))
-    if (not added and not new_numbers) or not _BRACKETED.sub("", body).strip(" .,:;"):
+    unbracketed = _BRACKETED.sub("", body)
+    if (not added and not new_numbers) or not unbracketed.strip(" .,:;") or _cut_short(unbracketed):
         # Nothing beyond the question's own words and numbers ("The default directory is
-        # [4].", "2022年百花奖最佳影片奖 [1]") or a bracketed label ("[the-file-name]"): it
+        # [4].", "2022年百花奖最佳影片奖 [1]"), a bracketed label ("[the-file-name]") or a
+        # sentence cut short where the answer should stand ("[exiledkingcc] is [1]."): it
         # answers nothing, whatever it cites.
         return SentenceCheck(sentence, body, cited, (), claim=False)
     asked = [name for name in names if name in _fold(question)]
@@ -349,6 +351,33 @@ def _best_pair(
             if score and (best is None or key > best):
                 best, chosen = key, (a + 1, b + 1)
     return chosen
+
+
+# A sentence that ends where its complement should follow: "The author is [1].", "It was
+# published by [2]." ("Yes, it is." ends on a pronoun's verb: a whole answer).
+_CUT_SHORT = re.compile(
+    r"(?<!\bit )(?<!\bthis )(?<!\bthat )(?<!\bthey )(?<!\bhe )(?<!\bshe )(?<!\bthere )"
+    r"\b(?:is|are|was|were|be|been|the|a|an|of|by|to|in|at|for|with|from|as|and|or)"
+    r"[\s.,:;]*$",
+    re.IGNORECASE,
+)
+
+
+def _cut_short(text: str) -> bool:
+    """Whether ``text`` (an English sentence) stops before its last words' complement."""
+    return bool(_CUT_SHORT.search(text.strip()))
+
+
+# A verb's endings: "covered" repeats the question's "cover", "stated" its "states".
+_INFLECTION = re.compile(r"(?<=\w{3})(?:ing|ed|d)$")
+
+
+def _added(words: AbstractSet[str], question: AbstractSet[str]) -> set[str]:
+    """The ``words`` that the question's terms do not already say, a verb's ending aside
+    ("The fiscal year covered by the report is [4]." to "Which fiscal year does the
+    report cover?" adds nothing)."""
+    roots = {_INFLECTION.sub("", word) for word in question} | set(question)
+    return {w for w in words if w not in question and _INFLECTION.sub("", w) not in roots}
 
 
 def _share(words: AbstractSet[str], held: AbstractSet[str]) -> float:

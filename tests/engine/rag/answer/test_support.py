@@ -385,3 +385,25 @@ def test_a_number_written_as_a_word_must_be_in_the_passage_too() -> None:
     oxen = ["It took ten yoke of oxen to haul each of the large siege guns."]
     assert check_sentence("How many oxen?", "It took 10 yoke of oxen. [1]", oxen).supported
     assert check_sentence("How many oxen?", "Each one took ten yoke of oxen. [1]", oxen).supported
+
+
+def test_the_question_restated_with_another_ending_of_its_verb_is_no_claim() -> None:
+    question = "Which fiscal year does Galaxy Gaming's annual report on Form 10-K cover?"
+    cover = ["GALAXY GAMING, INC. ANNUAL REPORT ON FORM 10-K FOR THE YEAR ENDED DECEMBER 31, 2021"]
+    # The model pointed at a passage with the question's words; "covered" adds nothing.
+    pointer = "The fiscal year covered by Galaxy Gaming's annual report on Form 10-K is [1]."
+    assert not check_sentence(question, pointer, cover).claim
+    answer = "The annual report on Form 10-K covers the year ended December 31, 2021. [1]"
+    check = check_sentence(question, answer, cover)
+    assert check.claim and check.supported
+
+
+def test_a_sentence_cut_short_where_its_answer_should_stand_is_no_claim() -> None:
+    question = "Which contributor added support for modern encryption schemes to PyPDF2?"
+    passage = ["[exiledkingcc] added support for modern encryption schemes."]
+    assert not check_sentence(question, "[exiledkingcc] is [1].", passage).claim
+    assert not check_sentence(question, "It was added by [1].", passage).claim
+    whole = check_sentence(question, "[exiledkingcc] added it. [1]", passage)
+    assert whole.claim and whole.supported
+    # A pronoun's verb ends a whole answer.
+    assert check_sentence("Is AES supported?", "Yes, it is. [1]", ["AES is supported."]).claim
