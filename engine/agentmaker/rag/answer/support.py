@@ -220,11 +220,15 @@ def check_sentence(
     added = _added(words, set(terms(question)))
     new_numbers = numbers - set(stated_numbers(question, words=True))
     unbracketed = _BRACKETED.sub("", body)
-    if (not added and not new_numbers) or not unbracketed.strip(" .,:;") or _cut_short(unbracketed):
+    if (
+        (not added and not new_numbers)
+        or not unbracketed.strip(" .,:;")
+        or (_cut_short(body) and not _says_more(unbracketed, question))
+    ):
         # Nothing beyond the question's own words and numbers ("The default directory is
-        # [4].", "2022年百花奖最佳影片奖 [1]"), a bracketed label ("[the-file-name]") or a
-        # sentence cut short where the answer should stand ("[exiledkingcc] is [1]."): it
-        # answers nothing, whatever it cites.
+        # [4].", "2022年百花奖最佳影片奖 [1]"), a bracketed label ("[the-file-name]"), or
+        # a label and a sentence cut short where the answer should stand ("[exiledkingcc]
+        # is [1]."): it answers nothing, whatever it cites.
         return SentenceCheck(sentence, body, cited, (), claim=False)
     asked = [name for name in names if name in _fold(question)]
     asking = set(terms(question)) - _META
@@ -366,6 +370,14 @@ _CUT_SHORT = re.compile(
 def _cut_short(text: str) -> bool:
     """Whether ``text`` (an English sentence) stops before its last words' complement."""
     return bool(_CUT_SHORT.search(text.strip()))
+
+
+def _says_more(text: str, question: str) -> bool:
+    """Whether ``text`` has a word or number of its own beyond the question's ("the
+    Niger River" in "The longest river in Africa is the Niger River, which is [3].")."""
+    asked = set(terms(question))
+    numbers = set(stated_numbers(text, words=True)) - set(stated_numbers(question, words=True))
+    return bool(numbers or _added(set(terms(text)) - _META, asked))
 
 
 # A verb's endings: "covered" repeats the question's "cover", "stated" its "states".

@@ -407,3 +407,14 @@ def test_a_sentence_cut_short_where_its_answer_should_stand_is_no_claim() -> Non
     assert whole.claim and whole.supported
     # A pronoun's verb ends a whole answer.
     assert check_sentence("Is AES supported?", "Yes, it is. [1]", ["AES is supported."]).claim
+    # Cut short after a claim of its own, it is still that claim (here not supported).
+    river = "The longest river in Africa is the Niger River, which is [1]."
+    niger = check_sentence("What is the longest river in Africa?", river, ["Rivers of Europe."])
+    assert niger.claim and not niger.supported
+    # A bracketed answer is no cut: "… is [tesseract OCR engine]".
+    ocr = "The best-known open source OCR software is [tesseract OCR engine] [1]."
+    assert check_sentence(
+        "What is the best-known open source OCR software?",
+        ocr,
+        ["The tesseract OCR engine is the best-known open source OCR software."],
+    ).claim
