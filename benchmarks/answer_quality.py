@@ -37,6 +37,8 @@ import unicodedata
 from pathlib import Path
 from typing import Any
 
+from agentmaker.models.local_embedder import E5_SMALL as E5
+from agentmaker.models.local_embedder import MINILM
 from agentmaker.rag.answer.grounding import numbers_in
 from agentmaker.rag.answer.sentences import terms
 
@@ -44,8 +46,6 @@ from benchmarks.common import CORPUS, OUT, CachedEmbedder, local_embedder, log
 from benchmarks.corpus_quality import qa_rows
 
 RGB = CORPUS.parent / "bench" / "rgb-zh"
-#: The local embedders (agentmaker.models.local_embedder's names).
-MINILM, E5 = "all-MiniLM-L6-v2", "multilingual-e5-small"
 DATA = Path(__file__).parent / "data"
 #: The held-out sets: their file and the RGB-zh positions of their Chinese questions and
 #: of those questions' distractors. Each was written before the changes it measures and
@@ -176,6 +176,20 @@ def _heldout(name: str = "heldout") -> dict[str, list[dict[str, Any]]]:
         answers = [a for a in expected.split("|") if a] if kind == "zh" else [expected]
         sets[kind].append({"question": question, "answers": answers if expected else []})
     return sets
+
+
+def question_sets(name: str) -> tuple[dict[str, list[dict[str, Any]]], range, range]:
+    """The questions of ``name`` ("dev" or a held-out set) by set ("zh" only for a
+    held-out one: dev's are RGB's own), and the RGB-zh positions of its Chinese library."""
+    if name == "dev":
+        en = [
+            {"question": r["question"], "answers": [r["expected_answer_substring"]]}
+            for r in qa_rows()
+        ]
+        sets = {"en": en, "none": [{"question": q, "answers": []} for q in UNANSWERABLE]}
+        return sets, ZH_DEV, ZH_DEV_DISTRACTORS
+    _, asked, distractors = HELDOUT_SETS[name]
+    return _heldout(name), asked, distractors
 
 
 async def _ask(library: Any, question: str, top_k: int, llm: Any) -> dict[str, Any]:
@@ -330,17 +344,7 @@ async def run(
         "top_k": top_k,
         "questions": questions,
     }
-    heldout = questions != "dev"
-    if heldout:
-        sets = _heldout(questions)
-        _, zh_asked, zh_distractors = HELDOUT_SETS[questions]
-    else:
-        en = [
-            {"question": r["question"], "answers": [r["expected_answer_substring"]]}
-            for r in qa_rows()
-        ]
-        sets = {"en": en, "none": [{"question": q, "answers": []} for q in UNANSWERABLE]}
-        zh_asked, zh_distractors = ZH_DEV, ZH_DEV_DISTRACTORS
+    sets, zh_asked, zh_distractors = question_sets(questions)
     try:
         path, _ = corpus_library(measure=False, model=embedder_model)
         with tempfile.TemporaryDirectory() as folder:
@@ -354,8 +358,8 @@ async def run(
             finally:
                 library.close()
             zh_rows, docs = _zh_rows(zh_asked, zh_distractors)
-            if heldout:  # the TSV's own copy of the questions is what was committed
-                zh_rows = sets["zh"]
+            # A held-out TSV's own copy of the questions is what was committed.
+            zh_rows = sets.get("zh", zh_rows)
             # Library.close closed the first embedder; Chinese gets the product's default for
             # new libraries, the multilingual one.
             zh_embedder = CachedEmbedder(local_embedder(model=E5))

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from agentmaker.models.local_embedder import MINILM
 from agentmaker.retrieval.ports import Embedder, ModelFingerprint
 from agentmaker.retrieval.types import Scope
 
@@ -174,7 +175,7 @@ def measure_ingest(files: Sequence[Path], path: Path) -> dict[str, Any]:
     }
 
 
-def build_from_cache(files: Sequence[Path], path: Path, model: str | None = None) -> dict[str, Any]:
+def build_from_cache(files: Sequence[Path], path: Path, model: str = MINILM) -> dict[str, Any]:
     """The same library from cached vectors (no timing worth reporting).
 
     Built beside ``path`` and renamed into place only when every file was indexed: a
@@ -187,7 +188,7 @@ def build_from_cache(files: Sequence[Path], path: Path, model: str | None = None
     for stale in (path, partial):
         for name in (stale, Path(f"{stale}-wal"), Path(f"{stale}-shm")):
             name.unlink(missing_ok=True)
-    embedder = CachedEmbedder(local_embedder(**({"model": model} if model else {})))
+    embedder = CachedEmbedder(local_embedder(model=model))
     library = Library.open(partial, embedder=embedder)
     try:
         report = library.pipeline.ingest_paths(list(files))
@@ -259,21 +260,18 @@ def searchable_after_drop(path: Path, repeats: int = 3) -> list[dict[str, Any]]:
     return out
 
 
-def corpus_library(
-    *, measure: bool, model: str | None = None
-) -> tuple[Path, dict[str, Any] | None]:
+def corpus_library(*, measure: bool, model: str = MINILM) -> tuple[Path, dict[str, Any] | None]:
     """The corpus library file; with ``measure``, ingest it anew with real timing.
 
-    ``model``: the local embedder's model (its default, MiniLM, unless given); the
-    timed ingest is MiniLM's only.
+    ``model``: the local embedder's model; the timed ingest is MiniLM's only.
     """
     from agentmaker.models.local_embedder import LocalEmbedder
 
     from benchmarks.common import embedder_key
 
-    path = library_path(embedder_key(LocalEmbedder(**({"model": model} if model else {}))))
+    path = library_path(embedder_key(LocalEmbedder(model=model)))
     files = corpus_files()
-    if measure and model is None:
+    if measure and model == MINILM:
         return path, measure_ingest(files, path)
     if not path.exists():
         log("building the corpus library from cached vectors")

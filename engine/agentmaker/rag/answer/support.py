@@ -217,13 +217,15 @@ def check_sentence(
     words = set(terms(body)) - _META
     numbers = set(stated_numbers(body, words=True))
     names = _names(body)
-    added = _added(words, set(terms(question)))
-    new_numbers = numbers - set(stated_numbers(question, words=True))
+    question_terms = set(terms(question))
+    question_numbers = set(stated_numbers(question, words=True))
+    added = _added(words, question_terms)
+    new_numbers = numbers - question_numbers
     unbracketed = _BRACKETED.sub("", body)
     if (
         (not added and not new_numbers)
         or not unbracketed.strip(" .,:;")
-        or (_cut_short(body) and not _says_more(unbracketed, question))
+        or (_cut_short(body) and not _says_more(unbracketed, question_terms, question_numbers))
     ):
         # Nothing beyond the question's own words and numbers ("The default directory is
         # [4].", "2022年百花奖最佳影片奖 [1]"), a bracketed label ("[the-file-name]"), or
@@ -231,7 +233,7 @@ def check_sentence(
         # is [1]."): it answers nothing, whatever it cites.
         return SentenceCheck(sentence, body, cited, (), claim=False)
     asked = [name for name in names if name in _fold(question)]
-    asking = set(terms(question)) - _META
+    asking = question_terms - _META
     # An answer without the question's words ("Mathieu Fenniak [4]") claims the whole
     # question of it: its passage must be about the question too.
     about = frozenset(asking) if len(words) <= FRAGMENT_WORDS and not words & asking else None
@@ -372,12 +374,13 @@ def _cut_short(text: str) -> bool:
     return bool(_CUT_SHORT.search(text.strip()))
 
 
-def _says_more(text: str, question: str) -> bool:
-    """Whether ``text`` has a word or number of its own beyond the question's ("the
-    Niger River" in "The longest river in Africa is the Niger River, which is [3].")."""
-    asked = set(terms(question))
-    numbers = set(stated_numbers(text, words=True)) - set(stated_numbers(question, words=True))
-    return bool(numbers or _added(set(terms(text)) - _META, asked))
+def _says_more(text: str, question_terms: set[str], question_numbers: set[str]) -> bool:
+    """Whether ``text`` has a word or number of its own beyond the question's terms and
+    numbers ("the Niger River" in "The longest river in Africa is the Niger River, which
+    is [3].")."""
+    if set(stated_numbers(text, words=True)) - question_numbers:
+        return True
+    return bool(_added(set(terms(text)) - _META, question_terms))
 
 
 # A verb's endings: "covered" repeats the question's "cover", "stated" its "states".
@@ -388,8 +391,8 @@ def _added(words: AbstractSet[str], question: AbstractSet[str]) -> set[str]:
     """The ``words`` that the question's terms do not already say, a verb's ending aside
     ("The fiscal year covered by the report is [4]." to "Which fiscal year does the
     report cover?" adds nothing)."""
-    roots = {_INFLECTION.sub("", word) for word in question} | set(question)
-    return {w for w in words if w not in question and _INFLECTION.sub("", w) not in roots}
+    roots = {_INFLECTION.sub("", word) for word in question}
+    return {w for w in words if _INFLECTION.sub("", w) not in roots}
 
 
 def _share(words: AbstractSet[str], held: AbstractSet[str]) -> float:
