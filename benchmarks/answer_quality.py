@@ -42,7 +42,7 @@ from agentmaker.models.local_embedder import MINILM
 from agentmaker.rag.answer.grounding import numbers_in
 from agentmaker.rag.answer.sentences import terms
 
-from benchmarks.common import CORPUS, OUT, CachedEmbedder, local_embedder, log
+from benchmarks.common import CORPUS, OUT, CachedEmbedder, local_embedder, log, settled
 from benchmarks.corpus_quality import qa_rows
 
 RGB = CORPUS.parent / "bench" / "rgb-zh"
@@ -350,7 +350,7 @@ async def run(
         with tempfile.TemporaryDirectory() as folder:
             copy = Path(folder) / "corpus.sqlite"
             copy.write_bytes(path.read_bytes())  # never touch the cached library
-            library = Library.open(copy, embedder=embedder)
+            library = settled(Library.open(copy, embedder=embedder))
             try:
                 for kind in ("en", "none"):
                     rows = sets[kind][:limit]

@@ -32,7 +32,7 @@ from typing import Any
 from agentmaker.models.local_embedder import E5_SMALL, MINILM
 
 from benchmarks.answer_quality import question_sets
-from benchmarks.common import OUT, CachedEmbedder, local_embedder, log
+from benchmarks.common import OUT, CachedEmbedder, local_embedder, log, settled
 from benchmarks.crosslingual_docs import QUESTIONS as CROSSLINGUAL
 
 #: Every set read and tuned on so far (benchmarks/data/README.md); v7 is the check.
@@ -96,7 +96,9 @@ async def run(sets: tuple[str, ...]) -> dict[str, Any]:
             path, _ = corpus_library(measure=False, model=model)
             copy = Path(folder) / f"{model}.sqlite"
             copy.write_bytes(path.read_bytes())
-            library = Library.open(copy, embedder=CachedEmbedder(local_embedder(model=model)))
+            library = settled(
+                Library.open(copy, embedder=CachedEmbedder(local_embedder(model=model)))
+            )
             try:
                 for name, (asked, _, _) in questions.items():
                     for kind in ("en", "none"):

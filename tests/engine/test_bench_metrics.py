@@ -146,3 +146,15 @@ def test_score_fusion_minmax_and_max_normalisation() -> None:
     assert by_max == pytest.approx({"a": 1.0, "b": 0.5, "c": 0.25})
     by_minmax = {h.id: h.score for h in score_fusion(lists, top_k=3, normalization="minmax")}
     assert by_minmax == pytest.approx({"a": 1.0, "b": 1 / 3, "c": 0.0})
+
+
+def test_cached_library_key_covers_the_content_code() -> None:
+    from benchmarks.common import CONTENT_CODE, ENGINE, code_hash
+
+    # Every path exists (a moved module once dropped out of the key silently, so a
+    # change to the chunking code reused libraries the old code had built).
+    assert all((ENGINE / rel).exists() for rel in CONTENT_CODE)
+    assert {"rag/chunking", "rag/readers", "rag/ingest"} <= set(CONTENT_CODE)
+    assert code_hash("rag/chunking") != code_hash("rag/readers")
+    with pytest.raises(FileNotFoundError, match=r"rag/splitter\.py does not exist"):
+        code_hash("rag/splitter.py")

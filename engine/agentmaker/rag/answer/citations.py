@@ -11,8 +11,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-# [1]  [1, 2]  [1,2,3]  — one bracket holding one or more numbers.
-_MARKER = re.compile(r"( ?)\[(\d{1,3}(?:\s*,\s*\d{1,3})*)\]")
+# [1]  [1, 2]  [1,2,3]  — one bracket holding one or more numbers. Long ones too: a
+# model copies a record's label as a citation ("[3][1690]" after a passage of airport
+# rows "[row 1690] …"), and a number that is no passage's must not stay as one.
+_MARKER = re.compile(r"( ?)\[(\d{1,6}(?:\s*,\s*\d{1,6})*)\]")
 # An unfinished marker at the end of a piece: "[", "[1", "[1, ".
 _OPEN_TAIL = re.compile(r"\[[\d,\s]{0,12}$")
 

@@ -97,6 +97,9 @@ _CODE_WORD = re.compile(
     # "TreeObject.insert_child", "pyproject.toml") or a command-line option ("--offline").
     r"|(?<![\w.-])[A-Za-z_]\w+(?:\.[A-Za-z_][\w-]+)+|(?<![\w-])--[a-z][\w-]+"
 )
+# A list item's number and nothing else ("1.", "2)"): a list begun, not an answer (a bare
+# number that answers is written without the dot: "67000 [1]").
+_LIST_NUMBER = re.compile(r"\(?\d{1,2}[.)]")
 # Text in brackets or parentheses: a sentence of nothing else ("[the-file-name]") says
 # nothing.
 _BRACKETED = re.compile(r"\[[^\]]*\]|\([^)]*\)")
@@ -225,12 +228,14 @@ def check_sentence(
     if (
         (not added and not new_numbers)
         or not unbracketed.strip(" .,:;")
+        or _LIST_NUMBER.fullmatch(unbracketed.strip())
         or (_cut_short(body) and not _says_more(unbracketed, question_terms, question_numbers))
     ):
         # Nothing beyond the question's own words and numbers ("The default directory is
-        # [4].", "2022年百花奖最佳影片奖 [1]"), a bracketed label ("[the-file-name]"), or
-        # a label and a sentence cut short where the answer should stand ("[exiledkingcc]
-        # is [1]."): it answers nothing, whatever it cites.
+        # [4].", "2022年百花奖最佳影片奖 [1]"), a bracketed label ("[the-file-name]"), a
+        # list's number with nothing after it ("1. [1]"), or a label and a sentence cut
+        # short where the answer should stand ("[exiledkingcc] is [1]."): it answers
+        # nothing, whatever it cites.
         return SentenceCheck(sentence, body, cited, (), claim=False)
     asked = [name for name in names if name in _fold(question)]
     asking = question_terms - _META

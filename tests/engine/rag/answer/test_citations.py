@@ -17,6 +17,8 @@ def test_markers_to_missing_passages_are_removed() -> None:
         == "Hotels cost 500 [2]. Meals are free. Both [1] apply [3][2]."
     )
     assert cited_numbers(text) == [2, 7, 1, 9, 3]
+    # A record's label copied as a citation is no passage either.
+    assert clean_citations("The most moons is [3][1690].", {1, 2, 3}) == "The most moons is [3]."
 
 
 def test_a_marker_split_across_pieces_is_held_until_complete() -> None:

@@ -418,3 +418,16 @@ def test_a_sentence_cut_short_where_its_answer_should_stand_is_no_claim() -> Non
         ocr,
         ["The tesseract OCR engine is the best-known open source OCR software."],
     ).claim
+
+
+def test_a_list_number_alone_is_no_claim() -> None:
+    # The passage's header ("line 1") holds the 1: still no answer to the question.
+    question = "2023年全英羽毛球公开赛的总奖金是多少？"
+    passages = ["p06523 — line 1\n2023年全英羽毛球公开赛决赛成绩"]
+    assert not check_sentence(question, "1. [1]", passages).claim
+    assert not check_sentence(question, "2) [1]", passages).claim
+    # A bare number that answers is a claim, and the passage must hold it.
+    held = ["2023年全英羽毛球公开赛决赛已于3月19日在伯明翰结束，总奖金125万美元。"]
+    bare = check_sentence(question, "125万美元 [1]", held)
+    assert bare.claim and bare.supported
+    assert check_sentence("How many?", "1 [1]", passages).claim
