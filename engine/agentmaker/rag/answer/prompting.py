@@ -141,7 +141,9 @@ def build_messages(
     """
     tag = fence or question_fence(question)
     blocks = []
-    for ref in sources:
+    # The best passage last, next to the question: a small model reads what is nearest
+    # the question best (REPORT §10, session 10). Each keeps its number.
+    for ref in reversed(sources):
         where = ref.label
         blocks.append(
             f"<<<PASSAGE {ref.n}{(' | ' + _fence(where)) if where else ''}>>>\n"

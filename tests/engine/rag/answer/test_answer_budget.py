@@ -9,7 +9,7 @@ import pytest
 from agentmaker.errors import ContextTooLongError
 from agentmaker.models.llm import ChatMessage
 from agentmaker.rag.answer.budget import fit_prompt, split_sentences
-from agentmaker.rag.answer.prompting import SourceRef
+from agentmaker.rag.answer.prompting import SourceRef, build_messages
 
 
 def words(messages: Sequence[ChatMessage]) -> int:
@@ -45,7 +45,8 @@ def test_the_passage_that_does_not_fit_is_cut_at_a_sentence_and_the_rest_dropped
     assert LONG.startswith(second) and len(second) < len(LONG)
     assert fitted.sources[1].metadata["trimmed"] is True
     text = fitted.messages[-1].content
-    assert re.findall(r"<<<PASSAGE (\d+)>>>", text) == ["1", "2"]
+    # Numbered by rank, the best one last: nearest the question.
+    assert re.findall(r"<<<PASSAGE (\d+)>>>", text) == ["2", "1"]
     assert "third passage" not in text
 
 
@@ -81,3 +82,10 @@ def test_oldest_history_goes_first_and_a_too_long_question_is_an_error() -> None
     assert fitted.messages[1] == history[-1]
     with pytest.raises(ContextTooLongError, match="Ask a shorter question"):
         fit_prompt("a very long question " * 50, refs("P."), count=words, limit=20)
+
+
+def test_the_best_passage_is_nearest_the_question() -> None:
+    text = build_messages("Q?", refs("Best.", "Second.", "Third."), fence="f")[-1].content
+    at = [text.index(f"<<<PASSAGE {n}>>>") for n in (3, 2, 1)]
+    assert at == sorted(at) and at[-1] < text.index("<<<QUESTION f>>>")
+    assert text.split("<<<PASSAGE 1>>>\n")[1].startswith("Best.\n<<<END PASSAGE 1>>>")

@@ -64,7 +64,8 @@ def test_the_prompt_fits_and_numbers_match_the_sources(
     # Never more than the context minus the answer, counted by the model's tokenizer.
     assert model.count_tokens(prompt) <= 512 - 128
     shown = [int(n) for n in re.findall(r"<<<PASSAGE (\d+)", prompt[-1].content)]
-    assert shown == [s.n for s in result.sources] == list(range(1, len(result.sources) + 1))
+    # Every source the model saw, the best one last (nearest the question).
+    assert shown[::-1] == [s.n for s in result.sources] == list(range(1, len(result.sources) + 1))
     assert 1 <= len(result.sources) < 5  # some passages had to go
     for src in result.sources:
         assert src.content in prompt[-1].content  # the text the model saw, trimmed or whole
