@@ -264,7 +264,7 @@ def schema_signature(metadata_columns: tuple[str, ...] = ("doc_id", "format")) -
     return short_hash(*(f"{t}|{n}|{q}" for t, n, q in rows))
 
 
-# --- the embedding cache -------------------------------------------------------------
+# --- libraries -----------------------------------------------------------------------
 
 
 def settled(library: Any, timeout_s: float = 900.0) -> Any:
@@ -282,6 +282,9 @@ def settled(library: Any, timeout_s: float = 900.0) -> Any:
     if graph is not None and graph.status == "failed":
         raise RuntimeError(f"the vector graph of {library.path} failed: {graph.error}")
     return library
+
+
+# --- the embedding cache -------------------------------------------------------------
 
 
 def embedder_key(embedder: Embedder) -> str:
