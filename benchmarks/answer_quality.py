@@ -62,6 +62,8 @@ HELDOUT_SETS = {
     "heldout7": (DATA / "answer_quality_heldout7.tsv", range(106, 114), range(114, 132)),
     # New Chinese questions over the same library as v3's. Written in session 9, not run.
     "heldout8": (DATA / "answer_quality_heldout8.tsv", range(80, 88), range(88, 106)),
+    # New Chinese questions (other facts), same library as v2's. Written in session 11, not run.
+    "heldout9": (DATA / "answer_quality_heldout9.tsv", range(54, 62), range(62, 80)),
 }
 #: RGB-zh positions of the dev questions and their distractors.
 ZH_DEV, ZH_DEV_DISTRACTORS = range(0, 10), range(10, 30)
