@@ -60,9 +60,9 @@ HELDOUT_SETS = {
     "heldout6": (DATA / "answer_quality_heldout6.tsv", range(132, 140), range(140, 150)),
     # New Chinese questions (other facts) over the same library as v4's. Run in session 9.
     "heldout7": (DATA / "answer_quality_heldout7.tsv", range(106, 114), range(114, 132)),
-    # New Chinese questions over the same library as v3's. Written in session 9, not run.
+    # New Chinese questions over the same library as v3's. Written in session 9, run in 10-11.
     "heldout8": (DATA / "answer_quality_heldout8.tsv", range(80, 88), range(88, 106)),
-    # New Chinese questions (other facts), same library as v2's. Written in session 11, not run.
+    # New Chinese questions (other facts), same library as v2's. Written and run in session 11.
     "heldout9": (DATA / "answer_quality_heldout9.tsv", range(54, 62), range(62, 80)),
 }
 #: RGB-zh positions of the dev questions and their distractors.

@@ -177,10 +177,13 @@ class ScoredSentence:
     score: float
 
 
-def score_sentences(question: str, passages: Sequence[str]) -> list[ScoredSentence]:
+def score_sentences(
+    question: str, passages: Sequence[str], *, code: bool = False
+) -> list[ScoredSentence]:
     """Every sentence of ``passages`` in reading order, scored against ``question`` the
-    way :func:`extractive_answer` scores them (IDF over all the sentences)."""
-    sentences = _sentences(passages, quoting=False)  # what a model is given to read
+    way :func:`extractive_answer` scores them (IDF over all the sentences); lines of
+    code as sentences too with ``code``."""
+    sentences = _sentences(passages, quoting=False, code=code)  # what a model reads
     if sentences:
         _score(question, sentences)
     return [
@@ -226,12 +229,14 @@ def _link_piece(text: str) -> bool:
     return bool(_URLISH.search(text)) and not _WORD.search(_URLISH.sub(" ", text))
 
 
-def _sentences(passages: Sequence[str], *, quoting: bool = True) -> list[_Sentence]:
+def _sentences(
+    passages: Sequence[str], *, quoting: bool = True, code: bool = False
+) -> list[_Sentence]:
     """The sentences of ``passages`` (without reference-list entries; ``quoting``: nor
     the pieces of links, "-iwan-roberts/).", which are nothing to quote)."""
     out = []
     for number, passage in enumerate(passages, start=1):
-        for position, sentence in enumerate(passage_sentences(passage)):
+        for position, sentence in enumerate(passage_sentences(passage, code=code)):
             if _REFERENCE.search(sentence.display):
                 continue  # an entry of a reference list: its title shares the question's words
             if quoting and _link_piece(sentence.display):

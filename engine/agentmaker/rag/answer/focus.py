@@ -6,29 +6,47 @@ and a small model loses the fact among them. :func:`focus_passages` keeps, of ea
 passage, the sentences that match the question best (scored as the extractive answer
 scores them), each with the sentence before and after it for context, in reading order,
 up to a word budget; left-out stretches are marked with "…". A passage that matches no
-word of the question keeps its opening sentences (it was found by meaning). The result
-is what the model sees and cites, so ``[n]`` still points at the text it read.
+word of the question keeps its opening sentences (it was found by meaning). Lines of
+code count as sentences here (an error message or a setting in a code block answers
+questions too). A passage of records (a sheet's ``[row N]`` lines, a JSON file's
+``[N]`` or ``[key]`` entries) keeps whole records, those that match the question best,
+without neighbours: "Weight_in_lbs: 2000" stays with "Name: fiat x1.9", however far
+down the entry it is. Table cells carry their column's name (tables.py), and a table's
+rows stay one a line. The result is what the model sees and cites, so ``[n]`` still
+points at the text it read.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import itertools
+import re
 from collections.abc import Sequence
 
 from agentmaker.rag.answer.extractive import ScoredSentence, score_sentences
 from agentmaker.rag.answer.prompting import SourceRef
+from agentmaker.rag.answer.tables import label_cells
 
 #: Words kept per passage when the model asks for focused passages.
 DEFAULT_FOCUS_WORDS = 110
 GAP = " … "
+# Where a record begins: a sheet's "[row 12] " opening a line, or a line of only "[line 3]",
+# "[158]" or "[airports]" (a JSON entry). Not a footnote: "[92] First Division 45 19".
+_RECORD = re.compile(r"^\[(?:row \d+\] |(?:line \d+|[\w.-]+)\]$)", re.M)
 
 
 def focus_passages(
     question: str, sources: Sequence[SourceRef], *, max_words: int = DEFAULT_FOCUS_WORDS
 ) -> list[SourceRef]:
-    """``sources`` with each passage longer than ``max_words`` cut to its sentences that
-    bear on ``question`` (marked ``metadata["focused"]``); shorter ones unchanged."""
-    scored = score_sentences(question, [s.content for s in sources])
+    """``sources`` with each passage longer than ``max_words`` cut to its sentences (or
+    records) that bear on ``question`` (marked ``metadata["focused"]``); shorter ones
+    unchanged. Table cells are labelled with their column's name first (tables.py)."""
+    labelled = [label_cells(s.content) for s in sources]
+    sources = [
+        ref if text == ref.content else dataclasses.replace(ref, content=text)
+        for ref, text in zip(sources, labelled, strict=True)
+    ]
+    scored = score_sentences(question, labelled, code=True)
     by_passage: dict[int, list[ScoredSentence]] = {}
     for sentence in scored:
         by_passage.setdefault(sentence.passage, []).append(sentence)
@@ -38,11 +56,41 @@ def focus_passages(
         if sum(s.words for s in sentences) <= max_words or not sentences:
             out.append(ref)
             continue
-        text = _focused_text(sentences, max_words)
+        records = _records(ref.content)
+        if len(records) > 1:
+            text = _focused_records(question, records, max_words)
+        else:
+            text = _focused_text(sentences, max_words)
         out.append(
             dataclasses.replace(ref, content=text, metadata={**ref.metadata, "focused": True})
         )
     return out
+
+
+def _records(content: str) -> list[str]:
+    """The records of a passage that is nothing but records, else []."""
+    starts = [m.start() for m in _RECORD.finditer(content)]
+    if not starts or content[: starts[0]].strip():
+        return []
+    return [content[a:b].strip() for a, b in zip(starts, [*starts[1:], len(content)], strict=True)]
+
+
+def _focused_records(question: str, records: list[str], max_words: int) -> str:
+    """The records that match ``question`` best, whole, in reading order, up to
+    ``max_words`` (at least one); the opening ones when none matches."""
+    best: dict[int, float] = {}
+    for sentence in score_sentences(question, records, code=True):
+        best[sentence.passage - 1] = max(best.get(sentence.passage - 1, 0.0), sentence.score)
+    ranked = sorted((i for i in best if best[i] > 0), key=lambda i: (-best[i], i))
+    chosen: set[int] = set()
+    words = 0
+    for index in ranked or range(len(records)):
+        cost = len(records[index].split())
+        if chosen and words + cost > max_words:
+            break
+        chosen.add(index)
+        words += cost
+    return _stitch(records, chosen, "\n")
 
 
 def _focused_text(sentences: list[ScoredSentence], max_words: int) -> str:
@@ -66,16 +114,22 @@ def _focused_text(sentences: list[ScoredSentence], max_words: int) -> str:
                 break
             chosen.add(index)
             words += sentences[index].words
+    return _stitch([s.text for s in sentences], chosen, " ")
+
+
+def _stitch(pieces: Sequence[str], chosen: set[int], sep: str) -> str:
+    """The ``chosen`` pieces in reading order, "…" where others were left out."""
     parts: list[str] = []
     previous = -1
     for index in sorted(chosen):
-        if parts and index != previous + 1:
+        if index != previous + 1:  # the first piece too, when it is not the opening
             parts.append(GAP.strip())
-        parts.append(sentences[index].text)
+        parts.append(pieces[index])
         previous = index
-    text = " ".join(parts)
-    if min(chosen) > 0:
-        text = GAP.lstrip() + text
-    if max(chosen) < len(sentences) - 1:
-        text = text + GAP.rstrip()
+    if previous < len(pieces) - 1:
+        parts.append(GAP.strip())
+    text = parts[0]
+    for before, after in itertools.pairwise(parts):
+        # A table's rows stay one a line: "| Nevada | | 20-8143439 |" above its labels.
+        text += ("\n" if after.startswith("|") or before.endswith("|") else sep) + after
     return text

@@ -144,11 +144,12 @@ def _has_words(text: str) -> bool:
     return bool(_TERM.search(text))
 
 
-def _blocks(text: str) -> list[str]:
+def _blocks(text: str, *, code: bool = False) -> list[str]:
     """Split on paragraph breaks, bullets and lines that are not soft wraps.
 
     Markdown heading lines are left out: a section title is not an answer (the
-    citation already carries the heading path).
+    citation already carries the heading path). So is code, unless ``code``: then each
+    line inside a fence is a block of its own (a model may read what no one quotes).
     """
     blocks: list[list[str]] = []
     in_code = False
@@ -157,6 +158,9 @@ def _blocks(text: str) -> list[str]:
         if _FENCE.match(line):  # code is not prose: nothing inside a fence is quoted
             in_code = not in_code
             blocks.append([])
+            continue
+        if in_code and code and line:
+            blocks += [[line], []]
             continue
         if in_code or not line or _HEADING.match(line) or _no_prose(line):
             blocks.append([])
@@ -200,16 +204,16 @@ def _soft_wrap(previous: str, line: str) -> bool:
     return len(previous) >= WRAP_WIDTH and (last.isalnum() or last in ",;-") and first.isalnum()
 
 
-def split_sentences(text: str) -> list[str]:
+def split_sentences(text: str, *, code: bool = False) -> list[str]:
     """Sentences of ``text``, whitespace-normalised.
 
     Handles English (``.!?`` followed by space; abbreviations such as "e.g." and "Dr.",
     initials and decimals like "3.5" do not end a sentence) and Chinese/Japanese
     (``。！？``). Blank lines, bullet items and new lines that are not soft wraps are
-    boundaries too.
+    boundaries too. Lines of code count (each as a sentence) only with ``code``.
     """
     sentences: list[str] = []
-    for block in _blocks(text):
+    for block in _blocks(text, code=code):
         sentences.extend(_split_block(block))
     return sentences
 
@@ -224,8 +228,9 @@ class Sentence:
     fragment: bool = False
 
 
-def passage_sentences(text: str) -> list[Sentence]:
-    """The sentences of a passage (see :func:`split_sentences`) with what quoting needs.
+def passage_sentences(text: str, *, code: bool = False) -> list[Sentence]:
+    """The sentences of a passage (see :func:`split_sentences`, ``code`` too) with what
+    quoting needs.
 
     A chunk cut by token count can begin mid-sentence; its first sentence is then a
     fragment (the passage begins with it, and it starts with a lowercase letter or a
@@ -235,7 +240,7 @@ def passage_sentences(text: str) -> list[Sentence]:
     # Only a passage that *begins* with the sentence can have been cut before it; one
     # that begins with a heading starts a section ("agentmaker Desk answers…" is whole).
     opening = _normalise(text)[:40]
-    for index, sentence in enumerate(split_sentences(text)):
+    for index, sentence in enumerate(split_sentences(text, code=code)):
         fragment = (
             index == 0
             and opening.startswith(sentence[: len(opening)])

@@ -91,6 +91,9 @@ _NOT_SURNAMES = frozenset(
         "library project team league cup war",
     )
 )
+# Units named after people are no names a passage must hold: "21.7 degrees Celsius" is
+# said by "temp_max: 21.7" (the number is still checked).
+_UNITS = frozenset({" celsius ", " fahrenheit ", " kelvin "})
 _CODE_WORD = re.compile(
     r"\b(?:[A-Z][A-Z0-9]{1,}|\w+_\w+|[a-z]+[A-Z]\w*)\b"
     # A dotted name (a setting, a method, a file: "installer.max-workers",
@@ -183,7 +186,7 @@ def _names(body: str) -> list[str]:
             found.append(_fold(" ".join(words)))
     for match in _CODE_WORD.finditer(body):
         found.append(_fold(match.group(0)))
-    return [n for n in found if n.strip()]
+    return [n for n in found if n.strip() and n not in _UNITS]
 
 
 @functools.lru_cache(maxsize=1024)

@@ -8,6 +8,8 @@ from pathlib import Path
 from agentmaker.library import Library
 from agentmaker.rag.answer.focus import focus_passages
 from agentmaker.rag.answer.prompting import SourceRef
+from agentmaker.rag.chunking.split import split_document
+from agentmaker.rag.documents import Document
 from agentmaker.testing import FakeEmbedder, ScriptedLLM
 
 FILLER = [
@@ -67,3 +69,74 @@ def test_a_model_that_asks_for_focus_sees_and_cites_the_focused_passage(tmp_path
         assert result.answer == "Ten yoke of oxen [1]."
     finally:
         library.close()
+
+
+def test_a_line_of_code_that_answers_is_kept(good_dir: Path) -> None:
+    text = (good_dir / "faq.md").read_text(encoding="utf-8")
+    start = text.index("### Why is Poetry telling me that the current project's supported")
+    section = text[start : text.index("\n### ", start + 10)]
+    [focused] = focus_passages(
+        "In the Poetry FAQ's example, which package requires Python >=3.7,<3.11?",
+        [SourceRef(1, section)],
+        max_words=60,
+    )
+    # The answer stands only in a code block (an error message Poetry prints).
+    assert "- scipy requires Python >=3.7,<3.11, so it will not be installable" in focused.content
+    assert _words(focused.content) < _words(section) / 2
+
+
+def test_a_passage_of_records_keeps_the_matching_record_whole(good_dir: Path) -> None:
+    doc = Document(content=(good_dir / "cars.json").read_text(encoding="utf-8"), format="json")
+    [chunk] = [c for c in split_document(doc) if "Name: fiat x1.9\n" in c.content]
+    [focused] = focus_passages(
+        "How much does the fiat x1.9 weigh, in pounds, in the cars data?",
+        [SourceRef(1, chunk.content)],
+        max_words=40,
+    )
+    # Its weight is seven lines below its name: the whole entry, not the name's neighbours.
+    record = chunk.content[chunk.content.index("[158]\n") :].split("\n\n")[0]
+    assert record.endswith("Origin: Europe") and "Weight_in_lbs: 2000" in record
+    assert record in focused.content
+    assert "Name: chevrolet nova" not in focused.content  # another car, far from the question
+    assert _words(focused.content) <= 40 + 2
+
+
+def test_rows_of_a_sheet_keep_the_matching_row(good_dir: Path) -> None:
+    doc = Document(content=(good_dir / "seattle-weather.csv").read_text("utf-8"), format="csv")
+    [chunk] = [c for c in split_document(doc) if "date: 2013/07/04;" in c.content]
+    [focused] = focus_passages(
+        "What was the maximum temperature in Seattle on 2013/07/04?",
+        [SourceRef(1, chunk.content)],
+        max_words=30,
+    )
+    rows = focused.content.splitlines()
+    assert any(r.startswith("[row ") and "date: 2013/07/04; " in r for r in rows)
+    assert all(r == "…" or r.startswith("[row ") for r in rows)  # whole rows, one a line
+
+
+def test_table_cells_carry_their_column_name(good_dir: Path) -> None:
+    from agentmaker.rag.readers import read_file
+
+    text = read_file(good_dir / "docx-tables.docx").content
+    table = text[text.index("| Header Col 1 |") :].split("\n\n")[0]
+    [labelled] = focus_passages("What stands under Header Col 2?", [SourceRef(1, table)])
+    lines = labelled.content.splitlines()
+    assert lines[0] == "| Header Col 1 | Header Col 2 |"  # the header row stays
+    assert "| Header Col 1: Lorem ipsum | Header Col 2: A link example |" in lines
+    assert not any(set(line) <= set("|- :") for line in lines)  # no "| --- |" rule
+    # A row whose cells do not line up with the header's stays as it is.
+    merged = "| a | b |\n| --- | --- |\n| one cell |"
+    [same] = focus_passages("a?", [SourceRef(1, merged)])
+    assert same.content == "| a | b |\n| one cell |"
+
+
+def test_lines_that_open_with_a_footnote_number_are_no_records() -> None:
+    # A career table copied from a wiki page: its lines open with reference numbers.
+    table = "\n".join(
+        f"[{n}] First Division {n % 40} {n % 7} 1 0 4 2 Norwich City season {1990 + n}"
+        for n in range(80, 100)
+    )
+    [focused] = focus_passages(
+        "How many goals in the 1999 season?", [SourceRef(1, table)], max_words=40
+    )
+    assert "\n" not in focused.content  # cut as sentences, not kept as whole records

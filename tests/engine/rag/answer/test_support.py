@@ -72,6 +72,16 @@ def test_a_name_or_number_no_passage_holds_is_unsupported() -> None:
     ).supported
 
 
+def test_a_unit_named_after_a_person_is_no_name_the_passage_must_hold() -> None:
+    row = "[row 551] date: 2013/07/04; precipitation: 0.0; temp_max: 21.7; temp_min: 13.9"
+    question = "What was the maximum temperature on 2013/07/04?"
+    said = "The maximum temperature on 2013/07/04 was 21.7 degrees Celsius [1]."
+    assert check_sentence(question, said, [row]).supported
+    # The number is still checked, and so is a real name.
+    assert not check_sentence(question, said.replace("21.7", "23.7"), [row]).supported
+    assert not check_sentence(question, "Anders Celsius measured 21.7 [1].", [row]).supported
+
+
 def test_sentences_are_cut_with_their_markers_and_stream_whole() -> None:
     assert split_answer("It is 1.4% [1]. Next one.\nLast [2]") == [
         "It is 1.4% [1].",

@@ -1,0 +1,52 @@
+"""Markdown tables as a small model reads them: each cell with its column's name.
+
+A sheet's rows, written ``city: Colorado Springs; state: CO``, a 1.5B model reads well;
+a Markdown table's cell two lines under its header it often does not ("what stands
+under Header Col 2?" of ``| Lorem ipsum | A link example |``). :func:`label_cells`
+writes every data row of a Markdown table the sheet's way, ``| Header Col 1: Lorem ipsum
+| Header Col 2: A link example |``, keeps the header row (its cells may be all a column
+says) and drops the ``| --- |`` rule. Rows whose cells do not line up with the header's
+(a merged cell) stay as they are. Measured in REPORT §10, session 11: of the two table
+questions that had failed, the 10-K's identification number was then found (quoted), the
+DOCX cell still not; no other answer of five question sets changed by it.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["label_cells"]
+
+_RULE = re.compile(r"\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?")
+
+
+def _cells(line: str) -> list[str]:
+    return [cell.strip() for cell in line.strip().strip("|").split("|")]
+
+
+def _labelled(header: list[str], row: str) -> str:
+    cells = _cells(row)
+    if len(cells) != len(header):
+        return row
+    said = [f"{name}: {cell}" if name else cell for name, cell in zip(header, cells, strict=True)]
+    return "| " + " | ".join(cell for cell, value in zip(said, cells, strict=True) if value) + " |"
+
+
+def label_cells(text: str) -> str:
+    """``text`` with each Markdown table's data cells labelled by their column's header."""
+    if "|" not in text:
+        return text
+    lines = text.split("\n")
+    out: list[str] = []
+    header: list[str] | None = None
+    for index, line in enumerate(lines):
+        stripped = line.strip()
+        if header is not None and stripped.startswith("|"):
+            if not _RULE.fullmatch(stripped):  # the rule under the header is no text
+                out.append(_labelled(header, stripped))
+            continue
+        following = lines[index + 1].strip() if index + 1 < len(lines) else ""
+        starts_table = stripped.startswith("|") and "|" in following
+        header = _cells(stripped) if starts_table and _RULE.fullmatch(following) else None
+        out.append(line)
+    return "\n".join(out)
