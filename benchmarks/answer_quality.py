@@ -64,6 +64,8 @@ HELDOUT_SETS = {
     "heldout8": (DATA / "answer_quality_heldout8.tsv", range(80, 88), range(88, 106)),
     # New Chinese questions (other facts), same library as v2's. Written and run in session 11.
     "heldout9": (DATA / "answer_quality_heldout9.tsv", range(54, 62), range(62, 80)),
+    # New Chinese questions (other facts), same library as v1's. Written in session 11, not run.
+    "heldout10": (DATA / "answer_quality_heldout10.tsv", range(30, 36), range(36, 54)),
 }
 #: RGB-zh positions of the dev questions and their distractors.
 ZH_DEV, ZH_DEV_DISTRACTORS = range(0, 10), range(10, 30)
