@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass
 
 __all__ = [
+    "TABLE_RULE",
     "Sentence",
     "is_abbreviation",
     "passage_sentences",
@@ -61,7 +62,8 @@ _HEADING = re.compile(r"#{1,6}\s+\S")
 # Lines that hold no prose: only links or URLs, a table rule, a code fence.
 _LINK = r"!?\[[^\]]*\]\([^)]*\)|<?https?://\S+>?"
 _LINK_ONLY = re.compile(rf"(?:{_LINK}|[\s,;|·•/–—-])+")
-_TABLE_RULE = re.compile(r"\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?")
+#: A Markdown table's rule line, "| --- | :---: |".
+TABLE_RULE = re.compile(r"\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?")
 _FENCE = re.compile(r"(?:```|~~~)")
 # Markdown shown as text: [text](url) -> text, `code` -> code, **bold** -> bold.
 _MARKDOWN = [
@@ -180,7 +182,7 @@ def _blocks(text: str, *, code: bool = False) -> list[str]:
 def _no_prose(line: str) -> bool:
     """Link-only lines, table rules and code fences: nothing a reader would quote."""
     body = line[m.end() :] if (m := _BULLET.match(line)) else line
-    return bool(_LINK_ONLY.fullmatch(body) or _TABLE_RULE.fullmatch(body) or _FENCE.match(body))
+    return bool(_LINK_ONLY.fullmatch(body) or TABLE_RULE.fullmatch(body) or _FENCE.match(body))
 
 
 def render_markdown(text: str) -> str:

@@ -13,11 +13,9 @@ DOCX cell still not; no other answer of five question sets changed by it.
 
 from __future__ import annotations
 
-import re
+from agentmaker.rag.answer.sentences import TABLE_RULE
 
 __all__ = ["label_cells"]
-
-_RULE = re.compile(r"\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?")
 
 
 def _cells(line: str) -> list[str]:
@@ -28,8 +26,12 @@ def _labelled(header: list[str], row: str) -> str:
     cells = _cells(row)
     if len(cells) != len(header):
         return row
-    said = [f"{name}: {cell}" if name else cell for name, cell in zip(header, cells, strict=True)]
-    return "| " + " | ".join(cell for cell, value in zip(said, cells, strict=True) if value) + " |"
+    said = [
+        f"{name}: {cell}" if name else cell
+        for name, cell in zip(header, cells, strict=True)
+        if cell
+    ]
+    return "| " + " | ".join(said) + " |"
 
 
 def label_cells(text: str) -> str:
@@ -42,11 +44,11 @@ def label_cells(text: str) -> str:
     for index, line in enumerate(lines):
         stripped = line.strip()
         if header is not None and stripped.startswith("|"):
-            if not _RULE.fullmatch(stripped):  # the rule under the header is no text
+            if not TABLE_RULE.fullmatch(stripped):  # the rule under the header is no text
                 out.append(_labelled(header, stripped))
             continue
         following = lines[index + 1].strip() if index + 1 < len(lines) else ""
         starts_table = stripped.startswith("|") and "|" in following
-        header = _cells(stripped) if starts_table and _RULE.fullmatch(following) else None
+        header = _cells(stripped) if starts_table and TABLE_RULE.fullmatch(following) else None
         out.append(line)
     return "\n".join(out)

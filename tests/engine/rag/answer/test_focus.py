@@ -10,6 +10,7 @@ from agentmaker.rag.answer.focus import focus_passages
 from agentmaker.rag.answer.prompting import SourceRef
 from agentmaker.rag.chunking.split import split_document
 from agentmaker.rag.documents import Document
+from agentmaker.rag.readers import read_file
 from agentmaker.testing import FakeEmbedder, ScriptedLLM
 
 FILLER = [
@@ -115,8 +116,6 @@ def test_rows_of_a_sheet_keep_the_matching_row(good_dir: Path) -> None:
 
 
 def test_table_cells_carry_their_column_name(good_dir: Path) -> None:
-    from agentmaker.rag.readers import read_file
-
     text = read_file(good_dir / "docx-tables.docx").content
     table = text[text.index("| Header Col 1 |") :].split("\n\n")[0]
     [labelled] = focus_passages("What stands under Header Col 2?", [SourceRef(1, table)])
