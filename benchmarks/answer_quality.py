@@ -66,6 +66,9 @@ HELDOUT_SETS = {
     "heldout9": (DATA / "answer_quality_heldout9.tsv", range(54, 62), range(62, 80)),
     # New Chinese questions (other facts), same library as v1's. Written in session 11, not run.
     "heldout10": (DATA / "answer_quality_heldout10.tsv", range(30, 36), range(36, 54)),
+    # New Chinese questions (other facts), same library as v4's and v7's.
+    # Written in session 12, not run.
+    "heldout11": (DATA / "answer_quality_heldout11.tsv", range(106, 114), range(114, 132)),
 }
 #: RGB-zh positions of the dev questions and their distractors.
 ZH_DEV, ZH_DEV_DISTRACTORS = range(0, 10), range(10, 30)
