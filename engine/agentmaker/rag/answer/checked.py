@@ -64,7 +64,7 @@ _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
 # holds back an answer until it states a number.
 _ASKS_FOR_NUMBER = re.compile(
     r"\b(how (many|much|long|old|far|often|big|large|tall|high)|what (year|percentage|"
-    r"number|amount|share|proportion|fee|price|cost)|(what|which)( \w+)? version|"
+    r"number|amount|share|proportion|fee|price|cost)|(what|which)( \w+)? (version|release)|"
     r"in what year)\b|多少|几|哪一?年",
     re.IGNORECASE,
 )
@@ -73,6 +73,16 @@ _ASKS_FOR_NUMBER = re.compile(
 _QUANTITY = re.compile(r"\b(once|twice|dozen|half)\b|[一二三四五六七八九十百千万亿两半]", re.I)
 _FREQUENCY = re.compile(r"\b(daily|weekly|monthly|yearly|annually|hourly)\b", re.I)
 _HOW_OFTEN = re.compile(r"\bhow often\b", re.I)
+
+
+# Words of English prose, not a name: "is 157 tons." (a name is capitalised: "Taylor Swift").
+_LOWER_WORD = re.compile(r"(?<![\w-])[a-z]{2,}(?![\w-])")
+
+
+def _english_prose(sentence: str) -> bool:
+    """Whether ``sentence`` is English words without Chinese: no answer to a Chinese
+    question ("is 157 tons. [1]" for "最大节段有多重？"); a name or number alone is."""
+    return not _CJK.search(sentence) and len(_LOWER_WORD.findall(sentence)) >= 2
 
 
 def asks_for_number(question: str) -> bool:
@@ -145,6 +155,7 @@ class CheckedAnswer:
 
     def __post_init__(self) -> None:
         self._wants_number = asks_for_number(self.question)
+        self._chinese = in_chinese(self.question)
 
     @property
     def waiting(self) -> list[str]:
@@ -179,6 +190,11 @@ class CheckedAnswer:
             check = check_sentence(
                 self.question, sentence, self.passages, min_coverage=self.min_coverage
             )
+            if self._chinese and check.claim and _english_prose(check.body):
+                # Answered in English to a Chinese question: the reader asked in Chinese
+                # (and a quote of the passages is in the passages' language).
+                self.withheld.append(check.body)
+                continue
             if not check.claim:  # "[1]" or "This is stated in [1].": no claim of its own
                 self.pointed += [n for n in check.cited if n not in self.pointed]
                 continue

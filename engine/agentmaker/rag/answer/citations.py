@@ -3,20 +3,32 @@
 Small models invent citations (``[7]`` when five passages were given) and a link to a
 passage that does not exist would mislead. :class:`CitationFilter` removes such markers
 from a streamed answer as it arrives: it holds back a possibly unfinished ``[1`` at the
-end of a piece until the next piece shows what it is.
+end of a piece until the next piece shows what it is. A small model also cites a record
+by the label it read ("[barley]" for a passage holding the JSON entry headed
+``[barley]``, "[row 12]" for a sheet's row): given the passages' ``labels``, such a
+marker becomes the number of the one passage that holds the record.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 # [1]  [1, 2]  [1,2,3]  — one bracket holding one or more numbers. Long ones too: a
 # model copies a record's label as a citation ("[3][1690]" after a passage of airport
 # rows "[row 1690] …"), and a number that is no passage's must not stay as one.
 _MARKER = re.compile(r"( ?)\[(\d{1,6}(?:\s*,\s*\d{1,6})*)\]")
-# An unfinished marker at the end of a piece: "[", "[1", "[1, ".
-_OPEN_TAIL = re.compile(r"\[[\d,\s]{0,12}$")
+# An unfinished marker at the end of a piece: "[", "[1", "[1, ", or an unfinished label
+# or tag: "[bar", "[row 1", "[question-84".
+_OPEN_TAIL = re.compile(r"\[[\w .,-]{0,40}$")
+# A record's label as a citation: "[barley]", "[row 12]", "[line 3]" (never a number).
+_LABEL = re.compile(r"\[([\w.-]+(?: \d+)?)\]")
+# The question block's tag cited as a source ("[question-84465dc2]", "[QUESTION 84465dc2]"):
+# it points at no passage, and the tag is the prompt's, not for the reader.
+# Its space goes with it, unless a marker follows ("See [QUESTION 84465dc2][1]").
+_FENCE_TAG = re.compile(
+    r" ?\[question[\s_-]?[0-9a-f]{8}\](?! ?\[)|\[question[\s_-]?[0-9a-f]{8}\]", re.I
+)
 
 # Phrases of an answer that says the documents do not hold the answer.
 _NON_ANSWER = (
@@ -44,9 +56,15 @@ _NON_ANSWER = (
 )
 
 
-def clean_citations(text: str, valid: Iterable[int]) -> str:
-    """``text`` without the ``[n]`` markers whose numbers are not in ``valid``."""
+def clean_citations(
+    text: str, valid: Iterable[int], labels: Mapping[str, int] | None = None
+) -> str:
+    """``text`` without the ``[n]`` markers whose numbers are not in ``valid``; a record's
+    label that is a key of ``labels`` (lower case) becomes its passage's ``[n]`` first."""
     allowed = set(valid)
+    text = _FENCE_TAG.sub("", text)
+    if labels:
+        text = _LABEL.sub(lambda m: _relabel(m, labels), text)
 
     def keep(match: re.Match[str]) -> str:
         numbers = [int(n) for n in re.findall(r"\d+", match.group(2))]
@@ -56,6 +74,11 @@ def clean_citations(text: str, valid: Iterable[int]) -> str:
         return match.group(1) + "[" + ", ".join(str(n) for n in good) + "]"
 
     return _MARKER.sub(keep, text)
+
+
+def _relabel(match: re.Match[str], labels: Mapping[str, int]) -> str:
+    number = labels.get(match.group(1).lower())
+    return match.group(0) if number is None else f"[{number}]"
 
 
 def cited_numbers(text: str) -> list[int]:
@@ -77,8 +100,9 @@ class CitationFilter:
     """Streams an answer through :func:`clean_citations` piece by piece (and writes a
     marker repeated right after itself once)."""
 
-    def __init__(self, valid: Iterable[int]) -> None:
+    def __init__(self, valid: Iterable[int], labels: Mapping[str, int] | None = None) -> None:
         self.valid = set(valid)
+        self.labels = {k: n for k, n in (labels or {}).items() if n in self.valid}
         self._held = ""
         self._last = ""  # the marker that ended what was shown, if it ended with one
 
@@ -105,12 +129,12 @@ class CitationFilter:
         # before it goes with it ("and [9]." -> "and.").
         stripped = text.rstrip(" ")
         self._held = text[len(stripped) :] + self._held
-        return self._once(clean_citations(stripped, self.valid))
+        return self._once(clean_citations(stripped, self.valid, self.labels))
 
     def flush(self) -> str:
         """What is still held back once the answer has ended."""
         text, self._held = self._held, ""
-        return self._once(clean_citations(text, self.valid))
+        return self._once(clean_citations(text, self.valid, self.labels))
 
 
 _MARKERS = re.compile(r"\[\d+\]")

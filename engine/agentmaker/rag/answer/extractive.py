@@ -37,7 +37,7 @@ __all__ = [
 # Questions whose answer is a number or a date: a sentence holding a digit is favoured.
 _ASKS_NUMBER = re.compile(
     r"\b(how (many|much|long|old|far|often|big|large)|what (year|date|percentage|number|"
-    r"amount|size)|(what|which)( \w+)? version|when)\b"
+    r"amount|size)|(what|which)( \w+)? (version|release)|when)\b"
     r"|多少|几|哪一?年|量|数|额|时间|日期|多长|多高|多大|多远|多久",
     re.IGNORECASE,
 )

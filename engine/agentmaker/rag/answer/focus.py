@@ -67,6 +67,20 @@ def focus_passages(
     return out
 
 
+def record_labels(passages: Sequence[str]) -> dict[str, int]:
+    """The labels of the records the passages hold ("barley", "row 12"; lower case), each
+    with the number (1-based) of its passage: a small model cites a record by its label.
+    A number ("[158]") is no label (it reads as a passage number), nor is a label that
+    heads records in two passages."""
+    found: dict[str, set[int]] = {}
+    for number, passage in enumerate(passages, start=1):
+        for match in _RECORD.finditer(passage):
+            label = match.group(0).strip().strip("[]").strip().lower()
+            if not label.isdigit():
+                found.setdefault(label, set()).add(number)
+    return {label: numbers.pop() for label, numbers in found.items() if len(numbers) == 1}
+
+
 def _records(content: str) -> list[str]:
     """The records of a passage that is nothing but records, else []."""
     starts = [m.start() for m in _RECORD.finditer(content)]

@@ -19,7 +19,7 @@ from agentmaker.rag.answer.checked import (
 from agentmaker.rag.answer.citations import CitationFilter, has_words, is_non_answer
 from agentmaker.rag.answer.expanders import ChunkExpander
 from agentmaker.rag.answer.extractive import TOP_PASSAGES, extractive_answer, with_heading
-from agentmaker.rag.answer.focus import focus_passages
+from agentmaker.rag.answer.focus import focus_passages, record_labels
 from agentmaker.rag.answer.grounding import unsupported_numbers
 from agentmaker.rag.answer.prompting import (
     NO_HITS_ANSWER,
@@ -409,6 +409,11 @@ class AnswerStream(TextStream):
         finally:  # Stop: closing this stream closes the model's at once
             await produce.aclose()
 
+    def _citation_filter(self) -> CitationFilter:
+        """Drops markers to no passage; a record's label ("[barley]") cites its passage."""
+        labels = record_labels([s.content for s in self.sources])
+        return CitationFilter((s.n for s in self.sources), labels)
+
     def _no_answer(self, llm: LLMClient, wrote: str) -> ModelResponseError:
         return ModelResponseError(
             f"{getattr(llm, 'name', 'The model')} wrote no answer (only "
@@ -420,7 +425,7 @@ class AnswerStream(TextStream):
         self, llm: LLMClient, messages: list[ChatMessage]
     ) -> AsyncGenerator[str, None]:
         """The model's answer as it streams (citations to no passage removed)."""
-        cited = CitationFilter(s.n for s in self.sources)
+        cited = self._citation_filter()
         stream = llm.stream(messages)
         shown = False
         held = ""  # the opening, until it holds a word: "[1]" alone is no answer
@@ -513,7 +518,7 @@ class AnswerStream(TextStream):
         """One reading by the model, through ``checked``. A failure before anything is
         shown quotes the passages (``fall_back``; ``error`` is set) or, on a second look,
         only ends the look (the first reading then decides what is shown)."""
-        cited = CitationFilter(s.n for s in self.sources)
+        cited = self._citation_filter()
         stream = llm.stream(messages)
         try:
             async for piece in stream:

@@ -13,7 +13,7 @@ model was given. A passage supports the sentence when
    "SHELL_VERBOSITY", "installer.max-workers", "--offline") is in the passage as
    written (case and accents aside; one more word may stand inside it: "Iwan Roberts"
    is "Iwan Wyn Roberts"; a person the question names may be called by the surname:
-   "Roberts"),
+   "Roberts"; a US state may stand as its postal code: "Virginia" is a row's "VA"),
 3. most of its content words are in the passage (``min_coverage``; a paraphrase keeps
    most words, an answer from memory does not): of all its words, or of the words it
    adds to the question ("July 1805" to "In what month and year does the opening
@@ -46,6 +46,7 @@ from dataclasses import dataclass
 
 from agentmaker.rag.answer.grounding import numbers_in, stated_numbers
 from agentmaker.rag.answer.sentences import is_abbreviation, terms
+from agentmaker.rag.answer.us_states import state_code, state_name
 
 __all__ = [
     "MIN_COVERAGE",
@@ -77,10 +78,22 @@ _META = frozenset(
 # A name: capitalised words in a row ("Sala Baker", "Bankruptcy Reform Act"), allowing
 # "of"/"the"/"de" inside; or a single ALL-CAPS / snake_case / CamelCase word.
 _CAP = r"[A-Z][\w'’.-]*"
+# Words for a document: "the DPR paper", "the Poetry FAQ", "the Vega dataset descriptions".
+_DOCUMENT_WORDS = frozenset(
+    re.findall(
+        r"\w+",
+        "paper faq faqs docs documentation notes diary article brochure report file document "
+        "list page changelog manual handbook guide book descriptions description sheet "
+        "spreadsheet slides deck email readme",
+    )
+)
+# Joining words a name may hold inside but does not begin with.
+_NAME_JOINERS = ("of", "the", "de", "von", "van", "da", "del")
 # A name starts a word: the "OS" of "macOS" is none.
-_NAME_RUN = re.compile(rf"(?<!\w){_CAP}(?:\s+(?:(?:of|the|de|von|van|da|del)\s+)?{_CAP})*")
+_NAME_RUN = re.compile(rf"(?<!\w){_CAP}(?:\s+(?:(?:{'|'.join(_NAME_JOINERS)})\s+)?{_CAP})*")
 _POSSESSIVE = re.compile(r"['’]s$")
 _CAPITALISED = re.compile(r"(?<!\w)[A-Z][a-z]\w*")
+_TWO_CAPITALS = re.compile(r"(?<![\w.])[A-Z]{2}(?!\w)")
 # Last words of names that are not people's: "Norwich City" is not "Leicester City".
 _NOT_SURNAMES = frozenset(
     re.findall(
@@ -106,11 +119,16 @@ _LIST_NUMBER = re.compile(r"\(?\d{1,2}[.)]")
 # Text in brackets or parentheses: a sentence of nothing else ("[the-file-name]") says
 # nothing.
 _BRACKETED = re.compile(r"\[[^\]]*\]|\([^)]*\)")
+# Words that open a sentence with a capital and are no part of a name: "Through the PyPI
+# JSON API, …" names "PyPI JSON API".
 _STOP_START = frozenset(
     re.findall(
         r"\w+",
         "a an the this that these those it its in on at by for with from as to of and or "
-        "but if when where what which who how yes no there here i we you they he she",
+        "but if when where what which who how yes no there here i we you they he she "
+        "through after before during since until under over about into onto upon within "
+        "without between among because although though while once then also both each "
+        "every all some many most per via like unlike besides despite thus hence so",
     )
 )
 
@@ -171,9 +189,10 @@ def _fold(text: str) -> str:
     return " " + " ".join(re.findall(r"\w+", plain)) + " "
 
 
-def _names(body: str) -> list[str]:
-    """The names ``body`` states (see the module docstring), folded."""
-    found: list[str] = []
+def _name_runs(body: str) -> list[tuple[str, int]]:
+    """The names ``body`` states (see the module docstring), as written, each with where
+    it ends in ``body``."""
+    found: list[tuple[str, int]] = []
     for match in _NAME_RUN.finditer(body):
         # A possessive is not part of the name: "Poetry's setting" names "Poetry".
         words = [_POSSESSIVE.sub("", w) for w in match.group(0).split()]
@@ -182,11 +201,31 @@ def _names(body: str) -> list[str]:
         # A capitalised first word is only a name when a capitalised word follows it.
         if at_start and (len(words) == 1 or words[0].lower() in _STOP_START):
             words = words[1:] if len(words) > 1 and words[0].lower() in _STOP_START else []
+            while words and words[0] in _NAME_JOINERS:  # "Through the PyPI JSON API"
+                words = words[1:]
         if words and not (len(words) == 1 and words[0].lower() in _STOP_START):
-            found.append(_fold(" ".join(words)))
-    for match in _CODE_WORD.finditer(body):
-        found.append(_fold(match.group(0)))
+            found.append((" ".join(words), match.end()))
+    found += [(match.group(0), match.end()) for match in _CODE_WORD.finditer(body)]
+    return found
+
+
+def _names(body: str) -> list[str]:
+    """The names ``body`` states, folded."""
+    found = [_fold(name) for name, _ in _name_runs(body)]
     return [n for n in found if n.strip() and n not in _UNITS]
+
+
+def _document_names(question: str) -> set[str]:
+    """The names by which ``question`` points at a document, folded: " dpr " of "In the
+    DPR paper", " poetry faq " and " faq " of "The Poetry FAQ suggests", " vega " of
+    "the Vega dataset descriptions" (a name ending in, or followed within two words by, a
+    word for a document)."""
+    found: set[str] = set()
+    for name, end in _name_runs(question):
+        after = re.findall(r"\w+", question[end:])[:2]
+        if any(w.lower() in _DOCUMENT_WORDS for w in [*name.split()[-1:], *after]):
+            found.add(_fold(name))
+    return found
 
 
 @functools.lru_cache(maxsize=1024)
@@ -240,6 +279,11 @@ def check_sentence(
         # short where the answer should stand ("[exiledkingcc] is [1]."): it answers
         # nothing, whatever it cites.
         return SentenceCheck(sentence, body, cited, (), claim=False)
+    # The document the question names ("In the DPR paper, …", "The Poetry FAQ suggests
+    # …"), echoed by the answer, need not stand in the passage: a paper seldom names
+    # itself. Any other name the question states still does ("the 1998 FIFA World Cup").
+    titles = _document_names(question)
+    names = [n for n in names if n not in titles]
     asked = [name for name in names if name in _fold(question)]
     asking = question_terms - _META
     # An answer without the question's words ("Mathieu Fenniak [4]") claims the whole
@@ -266,6 +310,7 @@ class _Evidence:
     folded: str
     terms: frozenset[str]
     capitalised: frozenset[str]  # words written with a capital, folded
+    codes: frozenset[str]  # two capitals alone ("VA"), folded: " va "
 
     def __or__(self, other: _Evidence) -> _Evidence:
         return _Evidence(
@@ -273,13 +318,14 @@ class _Evidence:
             self.folded + other.folded,
             self.terms | other.terms,
             self.capitalised | other.capitalised,
+            self.codes | other.codes,
         )
 
     def names(self, name: str, *, asked: bool) -> bool:
         """Whether this passage states the folded ``name``; one the question ``asked``
         about may be a person the passage calls by the surname alone ("Iwan Roberts"
         in a biography that says "Roberts")."""
-        if _named(name, self.folded):
+        if _named(name, self.folded) or self._state(name):
             return True
         words = name.split()
         return (
@@ -288,6 +334,15 @@ class _Evidence:
             and words[-1] not in _NOT_SURNAMES
             and words[-1] in self.capitalised
         )
+
+    def _state(self, name: str) -> bool:
+        """Whether the passage writes the US state ``name`` the other way: "VA" for
+        "Virginia" (written in capitals: "in" is no Indiana), "Virginia" for "VA"."""
+        code = state_code(name)
+        if code is not None:
+            return code in self.codes
+        state = state_name(name)
+        return state is not None and state in self.folded
 
 
 @functools.lru_cache(maxsize=256)
@@ -298,7 +353,10 @@ def _evidence(passage: str) -> _Evidence:
     # "Poetry", as the docs that write it only in upper case mean it.
     folded = _fold(passage) + _fold(passage.replace("_", " "))
     capitalised = frozenset(_fold(" ".join(_CAPITALISED.findall(passage))).split())
-    return _Evidence(frozenset(numbers_in(passage)), folded, frozenset(terms(passage)), capitalised)
+    codes = frozenset(f" {code.lower()} " for code in _TWO_CAPITALS.findall(passage))
+    return _Evidence(
+        frozenset(numbers_in(passage)), folded, frozenset(terms(passage)), capitalised, codes
+    )
 
 
 @dataclass(frozen=True)

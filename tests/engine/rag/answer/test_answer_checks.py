@@ -186,6 +186,12 @@ def test_a_section_heading_may_be_the_quote_when_only_it_holds_the_version() -> 
     assert quoted == f"{heading}\n\n{text}"
     assert "Version 5.0.0, 2024-09-15" in extractive_answer(question, [quoted]).text
     assert with_heading("What was detected?", heading, text) == text
+    # "Which release" asks for a version too.
+    cmaps = "### New Features (ENH)\n- Add Japanese predefined CMaps (#3800)"
+    heading = "CHANGELOG > Version 6.13.0, 2026-05-18"
+    asked = "In which pypdf release were Japanese predefined CMaps added?"
+    quoted = extractive_answer(asked, [cmaps], headings=[heading]).text
+    assert quoted == f"{heading}: Add Japanese predefined CMaps (#3800) [1]"
 
 
 def test_a_quote_favours_the_passage_the_model_pointed_at() -> None:
@@ -240,3 +246,24 @@ def test_a_broken_link_is_nothing_to_quote() -> None:
     )
     quoted = extractive_answer("What about iwan-roberts?", [references]).text
     assert quoted == "Iwan Roberts scored for Wales. [1]"
+
+
+def test_an_english_sentence_is_no_answer_to_a_chinese_question() -> None:
+    passage = (
+        "乌江特大桥是德余高速控制性工程，全桥长1834米。拱肋为钢管混凝土桁架结构，"
+        "全桥共60个节段，最大节段重达157吨。"
+    )
+    question = "德余高速乌江特大桥的拱肋最大节段有多重？"
+    english = CheckedAnswer(question, [passage])
+    assert english.feed("is 157 tons. [1]") + english.flush() == ""
+    assert english.withheld == ["is 157 tons."]
+    chinese = CheckedAnswer(question, [passage])
+    assert chinese.feed("最大节段重达157吨。[1]") + chinese.flush() == "最大节段重达157吨。[1]"
+    # A name or a number alone is no English prose.
+    named = CheckedAnswer("哪个软件的默认目录？", ["Poetry 的默认目录由 Poetry Cache 决定。"])
+    assert named.feed("Poetry Cache [1]") + named.flush() == "Poetry Cache [1]"
+    # An English question is not held to Chinese.
+    asked = CheckedAnswer(
+        "How heavy is the largest segment?", ["The largest segment weighs 157 tons."]
+    )
+    assert asked.feed("It weighs 157 tons. [1]") + asked.flush() == "It weighs 157 tons. [1]"

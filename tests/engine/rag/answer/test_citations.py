@@ -19,6 +19,9 @@ def test_markers_to_missing_passages_are_removed() -> None:
     assert cited_numbers(text) == [2, 7, 1, 9, 3]
     # A record's label copied as a citation is no passage either.
     assert clean_citations("The most moons is [3][1690].", {1, 2, 3}) == "The most moons is [3]."
+    # Nor is the question block's tag, and the reader is not shown it.
+    tagged = "Use `^3.4` instead. [question-84465dc2] See [QUESTION 84465dc2][1]."
+    assert clean_citations(tagged, {1}) == "Use `^3.4` instead. See [1]."
 
 
 def test_a_marker_split_across_pieces_is_held_until_complete() -> None:
@@ -27,6 +30,24 @@ def test_a_marker_split_across_pieces_is_held_until_complete() -> None:
     shown = [filt.feed(p) for p in pieces] + [filt.flush()]
     assert "".join(shown) == "Trains are second class [1]. Taxis too and buses [2]."
     assert "[" not in shown[0]  # the open bracket was held back, not shown half
+
+
+def test_a_records_label_cites_the_passage_that_holds_it() -> None:
+    labels = {"barley": 2, "row 12": 3, "cars": 9}  # passage 9 was not given
+    assert clean_citations("[barley] and [row 12]. [cars] [x]", {1, 2, 3}, labels) == (
+        "[2] and [3]. [x]"
+    )
+    filt = CitationFilter({1, 2, 3}, labels)
+    pieces = ["It was published by Immer [bar", "ley]. See [row", " 12", "] too [nothing]."]
+    shown = [filt.feed(p) for p in pieces] + [filt.flush()]
+    assert "".join(shown) == "It was published by Immer [2]. See [3] too [nothing]."
+    assert "[bar" not in shown[0]  # held until the label was whole
+    # The question block's tag, split across pieces, is held back whole too.
+    tagged = CitationFilter({1})
+    pieces = ["Use ^3.4 instead. [question-84", "465dc2] See [the docs", "] [1]."]
+    assert "".join(tagged.feed(p) for p in pieces) + tagged.flush() == (
+        "Use ^3.4 instead. See [the docs] [1]."
+    )
 
 
 def test_an_unfinished_marker_at_the_end_is_flushed() -> None:

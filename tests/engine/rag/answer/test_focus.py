@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import re
 from pathlib import Path
 
 from agentmaker.library import Library
-from agentmaker.rag.answer.focus import focus_passages
+from agentmaker.rag.answer.focus import focus_passages, record_labels
 from agentmaker.rag.answer.prompting import SourceRef
 from agentmaker.rag.chunking.split import split_document
 from agentmaker.rag.documents import Document
@@ -139,3 +140,39 @@ def test_lines_that_open_with_a_footnote_number_are_no_records() -> None:
         "How many goals in the 1999 season?", [SourceRef(1, table)], max_words=40
     )
     assert "\n" not in focused.content  # cut as sentences, not kept as whole records
+
+
+def test_record_labels_name_the_one_passage_that_holds_each_record() -> None:
+    passages = [
+        "[barley]\ndescription: crop yields\n\n[cars]\ndescription: cars",
+        "[row 12] name: Dulles; state: VA\n[row 13] name: Reagan; state: VA",
+        "[cars]\ndescription: more cars\n\n[158]\nName: fiat x1.9",
+        "[92] First Division 45 19 (a footnote, no record)",
+    ]
+    # "cars" heads records in two passages and "158" reads as a passage number: neither.
+    assert record_labels(passages) == {"barley": 1, "row 12": 2, "row 13": 2}
+
+
+def test_an_answer_that_cites_a_records_label_quotes_that_record(
+    good_dir: Path, tmp_path: Path
+) -> None:
+    library = Library.open(tmp_path / "lib.sqlite", embedder=FakeEmbedder())
+    try:
+        library.pipeline.ingest_file(good_dir / "vega_dataset_info.json")
+        # A small model answered with the label of the entry it read, not a passage number.
+        llm = ScriptedLLM(["[barley]", "[barley]"])
+        llm.checks_answers = True  # as the built-in model does
+        llm.focus_words = 110  # type: ignore[attr-defined]
+        library.set_llm(llm)
+        result = asyncio.run(
+            library.rag.ask(
+                "According to the Vega dataset descriptions, who originally published the "
+                "barley crop yields dataset?"
+            )
+        )
+        assert result.note == "quoted_not_answered" and not result.abstained
+        assert "It was originally published by Immer in 1934" in result.answer
+        [cited] = {int(n) for n in re.findall(r"\[(\d+)\]", result.answer)}
+        assert "[barley]\n" in result.sources[cited - 1].content
+    finally:
+        library.close()

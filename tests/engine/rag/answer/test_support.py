@@ -34,6 +34,53 @@ def test_a_supported_sentence_keeps_its_citation_as_written() -> None:
     assert check.shown() == "They were nine-inch calibre [2]."
 
 
+def test_a_sentence_may_open_with_a_capitalised_word_before_a_name() -> None:
+    passage = (
+        "Not all libraries on PyPI have properly declared their metadata and, as such, they "
+        "are not available via the PyPI JSON API."
+    )
+    question = "Through which API is that metadata then not available?"
+    answer = "Through the PyPI JSON API, that metadata is not available. [1]"
+    assert check_sentence(question, answer, [passage]).supporting == (1,)
+    # The name itself is still checked.
+    wrong = "Through the Warehouse XML API, that metadata is not available. [1]"
+    assert not check_sentence(question, wrong, [passage]).supported
+
+
+def test_the_document_the_question_names_need_not_stand_in_the_passage() -> None:
+    passage = (
+        "ORQA (Lee et al., 2019) proposes a sophisticated inverse cloze task (ICT) "
+        "objective, predicting the blocks that contain the masked sentence."
+    )
+    question = "In the DPR paper, what additional pretraining objective does ORQA propose?"
+    echoed = "In the DPR paper, ORQA proposes an inverse cloze task (ICT) objective. [1]"
+    assert check_sentence(question, echoed, [passage]).supporting == (1,)
+    faq = "The Poetry FAQ suggests using `^3.4` instead of `>=3.4`. [1]"
+    constraint = "For example, instead of using `>=3.4` you can use `^3.4`."
+    asked = "The Poetry FAQ suggests a constraint to use instead of >=3.4. Which one?"
+    assert check_sentence(asked, faq, [constraint]).supported
+    # Only the document's name: another name the answer adds is still checked.
+    wrong = "In the DPR paper, REALM proposes an inverse cloze task (ICT) objective. [1]"
+    assert not check_sentence(question, wrong, [passage]).supported
+
+
+def test_a_us_state_may_be_written_as_its_postal_code(good_dir: Path) -> None:
+    rows = (good_dir / "airports.csv").read_text(encoding="utf-8").splitlines()
+    [dulles] = [r for r in rows if r.startswith("IAD,")]  # its state column says "VA"
+    assert ",VA," in dulles and "Virginia" not in dulles
+    question = "In which city is Washington Dulles International, according to the airports list?"
+    for answer in ("It is in Chantilly, Virginia. [1]", "It is in Chantilly, VA [1]."):
+        assert check_sentence(question, answer, [dulles]).supporting == (1,)
+    assert not check_sentence(question, "It is in Chantilly, Texas. [1]", [dulles]).supported
+    # "VA" the other way round: a passage that writes the name holds the code.
+    passage = "Washington Dulles International airport is in the city of Chantilly, Virginia."
+    assert check_sentence(question, "It is in Chantilly, VA. [1]", [passage]).supported
+    # Only capitals are a code: "in" is no Indiana.
+    assert not check_sentence(
+        "Where is the depot?", "The depot is in Indiana. [1]", ["The depot is in town."]
+    ).supported
+
+
 def test_a_citation_to_the_wrong_passage_is_re_pointed() -> None:
     check = check_sentence("How many oxen?", "Ten yoke of oxen hauled each gun. [1]", [FARM, GUNS])
     assert check.supported and check.citations == (2,)
