@@ -64,10 +64,10 @@ HELDOUT_SETS = {
     "heldout8": (DATA / "answer_quality_heldout8.tsv", range(80, 88), range(88, 106)),
     # New Chinese questions (other facts), same library as v2's. Written and run in session 11.
     "heldout9": (DATA / "answer_quality_heldout9.tsv", range(54, 62), range(62, 80)),
-    # New Chinese questions (other facts), same library as v1's. Written in session 11, not run.
+    # New Chinese questions (other facts), same library as v1's. Written in session 11, run in 12.
     "heldout10": (DATA / "answer_quality_heldout10.tsv", range(30, 36), range(36, 54)),
     # New Chinese questions (other facts), same library as v4's and v7's.
-    # Written in session 12, not run.
+    # Written and run (before and after round 2) in session 12.
     "heldout11": (DATA / "answer_quality_heldout11.tsv", range(106, 114), range(114, 132)),
 }
 #: RGB-zh positions of the dev questions and their distractors.
