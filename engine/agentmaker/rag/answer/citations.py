@@ -26,9 +26,8 @@ _LABEL = re.compile(r"\[([\w.-]+(?: \d+)?)\]")
 # The question block's tag cited as a source ("[question-84465dc2]", "[QUESTION 84465dc2]"):
 # it points at no passage, and the tag is the prompt's, not for the reader.
 # Its space goes with it, unless a marker follows ("See [QUESTION 84465dc2][1]").
-_FENCE_TAG = re.compile(
-    r" ?\[question[\s_-]?[0-9a-f]{8}\](?! ?\[)|\[question[\s_-]?[0-9a-f]{8}\]", re.I
-)
+_TAG = r"\[question[\s_-]?[0-9a-f]{8}\]"
+_FENCE_TAG = re.compile(rf" ?{_TAG}(?! ?\[)|{_TAG}", re.I)
 
 # Phrases of an answer that says the documents do not hold the answer.
 _NON_ANSWER = (

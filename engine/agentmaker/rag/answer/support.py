@@ -215,7 +215,8 @@ def _names(body: str) -> list[str]:
     return [n for n in found if n.strip() and n not in _UNITS]
 
 
-def _document_names(question: str) -> set[str]:
+@functools.lru_cache(maxsize=256)
+def _document_names(question: str) -> frozenset[str]:
     """The names by which ``question`` points at a document, folded: " dpr " of "In the
     DPR paper", " poetry faq " and " faq " of "The Poetry FAQ suggests", " vega " of
     "the Vega dataset descriptions" (a name ending in, or followed within two words by, a
@@ -225,7 +226,7 @@ def _document_names(question: str) -> set[str]:
         after = re.findall(r"\w+", question[end:])[:2]
         if any(w.lower() in _DOCUMENT_WORDS for w in [*name.split()[-1:], *after]):
             found.add(_fold(name))
-    return found
+    return frozenset(found)
 
 
 @functools.lru_cache(maxsize=1024)
