@@ -69,6 +69,8 @@ HELDOUT_SETS = {
     # New Chinese questions (other facts), same library as v4's and v7's.
     # Written and run (before and after round 2) in session 12.
     "heldout11": (DATA / "answer_quality_heldout11.tsv", range(106, 114), range(114, 132)),
+    # New Chinese questions (other facts), same library as v2's and v9's. Written in session 13.
+    "heldout12": (DATA / "answer_quality_heldout12.tsv", range(54, 62), range(62, 80)),
 }
 #: RGB-zh positions of the dev questions and their distractors.
 ZH_DEV, ZH_DEV_DISTRACTORS = range(0, 10), range(10, 30)
