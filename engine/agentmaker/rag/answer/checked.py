@@ -14,6 +14,7 @@ all: when no passage found holds enough of the question, the model is not asked.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -26,6 +27,7 @@ from agentmaker.rag.answer.support import (
     SentenceCheck,
     SentenceSplitter,
     check_sentence,
+    new_names,
     unmatched_identifiers,
 )
 
@@ -40,6 +42,7 @@ __all__ = [
     "in_chinese",
     "not_found_text",
     "passages_answer_question",
+    "quote_answers",
 ]
 
 # Tuned on the DEV questions of benchmarks/answer_quality.py (REPORT §10), with the
@@ -68,6 +71,12 @@ _ASKS_FOR_NUMBER = re.compile(
     r"in what year)\b|多少|几|哪一?年",
     re.IGNORECASE,
 )
+# Questions whose answer is a name: "What was the name of…", "Who was the colonel…".
+_ASKS_FOR_NAME = re.compile(
+    r"\b(what|which) (is|was|are|were) (the |his |her |its |their )?names?\b|\bthe name of\b"
+    r"|^\W*who (is|was|are|were) the\b",
+    re.IGNORECASE,
+)
 # Quantities without digits besides number words: "twice", "a dozen", "三个"; and for
 # "how often", "weekly" (elsewhere "monthly casualty counts" states no number).
 _QUANTITY = re.compile(r"\b(once|twice|dozen|half)\b|[一二三四五六七八九十百千万亿两半]", re.I)
@@ -83,6 +92,34 @@ def _english_prose(sentence: str) -> bool:
     """Whether ``sentence`` is English words without Chinese: no answer to a Chinese
     question ("is 157 tons. [1]" for "最大节段有多重？"); a name or number alone is."""
     return not _CJK.search(sentence) and len(_LOWER_WORD.findall(sentence)) >= 2
+
+
+# A bare number as the whole answer ("67000 [1]"), and what may follow a number in
+# Chinese as its unit ("67000人", "第22次", "125万美元", "539.1万吨").
+_BARE_NUMBER = re.compile(r"[0-9]+(?:[.,][0-9]+)*")
+_CJK_UNIT = (
+    r"[万亿]?(?:美元|欧元|公里|公斤|千克|千米|平方米|平方公里|小时|分钟|千公顷|"
+    r"[人次名个位吨元米岁集场枚座家条项件台辆架艘部篇届天年月日号分秒倍％%])"
+)
+
+
+def _with_unit(question: str, check: SentenceCheck, passages: Sequence[str]) -> SentenceCheck:
+    """``check`` of a bare number to a Chinese question ("67000 [1]" to "体育场可以容纳
+    多少人？") with the unit its supporting passage writes after the number ("67000人"):
+    the unit the question names ("人"), else the only one the passage gives it."""
+    body = check.body.strip(" 。.")
+    if not (in_chinese(question) and check.supporting and _BARE_NUMBER.fullmatch(body)):
+        return check
+    passage = passages[check.citations[0] - 1] if check.citations else ""
+    pattern = rf"(?<![0-9.,]){re.escape(body)}({_CJK_UNIT})"
+    units = list(dict.fromkeys(re.findall(pattern, passage)))
+    asked = [u for u in units if u[-1] in question]
+    unit = asked[0] if asked else units[0] if len(units) == 1 else ""
+    if not unit:
+        return check
+
+    text = check.text.replace(body, body + unit, 1)
+    return dataclasses.replace(check, text=text, body=check.body.replace(body, body + unit, 1))
 
 
 def asks_for_number(question: str) -> bool:
@@ -149,6 +186,9 @@ class CheckedAnswer:
     #: [4]."): the model's way of saying "the answer is there".
     pointed: list[int] = field(default_factory=list)
     shown: int = 0  # sentences shown
+    #: Of :attr:`withheld`, the sentences in English to a Chinese question (their
+    #: citations are :attr:`pointed` at).
+    foreign: int = 0
     _splitter: SentenceSplitter = field(default_factory=SentenceSplitter)
     _said: set[str] = field(default_factory=set)  # what was shown, folded
     _held: list[SentenceCheck] = field(default_factory=list)  # see :attr:`waiting`
@@ -164,8 +204,10 @@ class CheckedAnswer:
 
     @property
     def only_pointed(self) -> bool:
-        """Nothing shown, withheld or declined: the model only pointed at passages."""
-        return bool(self.pointed) and not (self.shown or self.withheld or self.non_answer)
+        """Nothing shown, withheld (but for the wrong language) or declined: the model
+        only pointed at passages."""
+        unsupported = len(self.withheld) > self.foreign
+        return bool(self.pointed) and not (self.shown or unsupported or self.non_answer)
 
     def feed(self, text: str) -> str:
         """The sentences ``text`` completes, checked (may be "")."""
@@ -192,8 +234,12 @@ class CheckedAnswer:
             )
             if self._chinese and check.claim and _english_prose(check.body):
                 # Answered in English to a Chinese question: the reader asked in Chinese
-                # (and a quote of the passages is in the passages' language).
+                # (and a quote of the passages is in the passages' language). The
+                # passages it cites are where the model saw the answer: quoted, if
+                # nothing else is shown.
                 self.withheld.append(check.body)
+                self.foreign += 1
+                self.pointed += [n for n in check.cited if n not in self.pointed]
                 continue
             if not check.claim:  # "[1]" or "This is stated in [1].": no claim of its own
                 self.pointed += [n for n in check.cited if n not in self.pointed]
@@ -215,11 +261,20 @@ class CheckedAnswer:
             ):
                 self._held.append(check)
                 continue
+            check = _with_unit(self.question, check, self.passages)
             for ready in [*self._held, check]:
                 out.append((" " if self.shown else "") + ready.shown())
                 self.shown += 1
             self._held = []
         return "".join(out)
+
+
+def quote_answers(question: str, quote: str) -> bool:
+    """Whether ``quote`` (passages quoted in place of the model's answer) can answer
+    ``question``: one that asks for a name gets a name it does not state itself ("What
+    was the name of the diarist's sister?" is not answered by "…of the dear sister
+    there, bedridden… [1]")."""
+    return not _ASKS_FOR_NAME.search(question) or bool(new_names(question, quote))
 
 
 @dataclass(frozen=True)

@@ -41,7 +41,8 @@ _ASKS_NUMBER = re.compile(
     r"|多少|几|哪一?年|量|数|额|时间|日期|多长|多高|多大|多远|多久",
     re.IGNORECASE,
 )
-_DIGIT = re.compile(r"\d")
+# A number of its own, not a digit inside a name ("pypdfium2", "PyPDF2").
+_DIGIT = re.compile(r"(?<![^\W\d_])\d")
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 # A token of a link or a path ("www.pinkun.com/…", "-iwan-roberts/).").
 _URLISH = re.compile(r"\S*[/\\]\S*")
@@ -124,6 +125,14 @@ def extractive_answer(
     for s in sentences:
         if s.passage in prefer:
             s.score *= PREFERRED_BOOST
+    pointed = [s for s in sentences if s.passage in prefer and not s.fragment]
+    if pointed and not any(s.score for s in pointed):
+        # The passage the model pointed at shares no word with the question (written in
+        # another language: "im Wintersemester 2013/2014 … geschrieben" to "In which
+        # semester were the notes written?"): its opening sentence, not another's words.
+        first = next(n for n in prefer if any(s.passage == n for s in pointed))
+        opening = next(s for s in pointed if s.passage == first)
+        opening.score = max(s.score for s in sentences) + 1.0
     chosen = _choose(
         question, sentences, idf, max_sentences, per_passage, min_relative_score, top_passages
     )

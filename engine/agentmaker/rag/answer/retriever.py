@@ -15,6 +15,7 @@ from agentmaker.rag.answer.checked import (
     answer_when_unsupported,
     not_found_text,
     passages_answer_question,
+    quote_answers,
 )
 from agentmaker.rag.answer.citations import CitationFilter, has_words, is_non_answer
 from agentmaker.rag.answer.expanders import ChunkExpander
@@ -497,15 +498,16 @@ class AnswerStream(TextStream):
             [f"{s.heading_path}\n{s.content}" for s in self.sources],
             pointed=checked.pointed if checked.only_pointed else (),
         )
-        if fallback.quote:  # a passage clearly matches the question: quote it
+        quote = self._quote(fallback.pointed, instead=True) if fallback.quote else ""
+        if quote and quote_answers(self.query, quote):  # a passage matches the question
             self.extractive = True
             declined = checked.non_answer or checked.only_pointed
             self.note = "quoted_not_answered" if declined else "quoted_unsupported"
-            yield self._quote(fallback.pointed, instead=True)
+            yield quote
             return
         self.abstained = True
         self.note = "" if checked.non_answer and not self.withheld else "unsupported"
-        yield fallback.text
+        yield fallback.text or not_found_text(self.query)
 
     async def _checked_pass(
         self,

@@ -61,6 +61,7 @@ _BULLET = re.compile(r"^\s*(?:[-*•‣◦▪–—]|\d{1,3}[.)]|[a-zA-Z][.)])\s
 _HEADING = re.compile(r"#{1,6}\s+\S")
 # Lines that hold no prose: only links or URLs, a table rule, a code fence.
 _LINK = r"!?\[[^\]]*\]\([^)]*\)|<?https?://\S+>?"
+_LINK_END = re.compile(r"\]\([^)\s]*\)$")
 _LINK_ONLY = re.compile(rf"(?:{_LINK}|[\s,;|·•/–—-])+")
 #: A Markdown table's rule line, "| --- | :---: |".
 TABLE_RULE = re.compile(r"\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?")
@@ -200,7 +201,10 @@ def _soft_wrap(previous: str, line: str) -> bool:
     well-known Anna Pavlovna / Scherer, maid of honor").
     """
     last, first = previous[-1], line[0]
-    mid_sentence = (last.isalpha() and last.islower()) or last in ",;:-("
+    # A Markdown link's end is a word's: "made his [first PR](…pull/2022) / in July 2023".
+    mid_sentence = (
+        (last.isalpha() and last.islower()) or last in ",;:-(" or bool(_LINK_END.search(previous))
+    )
     if mid_sentence and (first.islower() or first.isdigit() or first in "(\"'“"):
         return True
     return len(previous) >= WRAP_WIDTH and (last.isalnum() or last in ",;-") and first.isalnum()

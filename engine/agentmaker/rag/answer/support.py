@@ -53,6 +53,7 @@ __all__ = [
     "SentenceCheck",
     "SentenceSplitter",
     "check_sentence",
+    "new_names",
     "split_answer",
     "unmatched_identifiers",
 ]
@@ -119,6 +120,10 @@ _LIST_NUMBER = re.compile(r"\(?\d{1,2}[.)]")
 # Text in brackets or parentheses: a sentence of nothing else ("[the-file-name]") says
 # nothing.
 _BRACKETED = re.compile(r"\[[^\]]*\]|\([^)]*\)")
+# Chinese characters that ask or join rather than name what a question is about.
+_CJK_FUNCTION = frozenset("的是谁了吗呢吧啊在有和与及被把哪什么多少几个又也都该这那其之")
+_CJK_CHAR = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
+_CJK_PAIR = re.compile(f"{_CJK_CHAR.pattern}{{2}}")
 # Words that open a sentence with a capital and are no part of a name: "Through the PyPI
 # JSON API, …" names "PyPI JSON API".
 _STOP_START = frozenset(
@@ -183,10 +188,11 @@ class SentenceCheck:
 
 
 def _fold(text: str) -> str:
-    """Lowercase, accents and punctuation away, single spaces: for phrase matching."""
+    """Lowercase, accents and punctuation away, single spaces, each Chinese character a
+    word of its own ("B站" in "在B站通过" is " b 站 "): for phrase matching."""
     decomposed = unicodedata.normalize("NFKD", text)
     plain = "".join(ch for ch in decomposed if not unicodedata.combining(ch)).lower()
-    return " " + " ".join(re.findall(r"\w+", plain)) + " "
+    return " " + " ".join(re.findall(r"\w+", _CJK_CHAR.sub(r" \g<0> ", plain))) + " "
 
 
 def _name_runs(body: str) -> list[tuple[str, int]]:
@@ -219,12 +225,13 @@ def _names(body: str) -> list[str]:
 def _document_names(question: str) -> frozenset[str]:
     """The names by which ``question`` points at a document, folded: " dpr " of "In the
     DPR paper", " poetry faq " and " faq " of "The Poetry FAQ suggests", " vega " of
-    "the Vega dataset descriptions" (a name ending in, or followed within two words by, a
-    word for a document)."""
+    "the Vega dataset descriptions", " national weather service " of "The National
+    Weather Service's spring safety article" (a name ending in, or followed within three
+    words by, a word for a document)."""
     found: set[str] = set()
     for name, end in _name_runs(question):
-        after = re.findall(r"\w+", question[end:])[:2]
-        if any(w.lower() in _DOCUMENT_WORDS for w in [*name.split()[-1:], *after]):
+        after = [w.strip(".,:;?!()\"'“”‘’`").lower() for w in question[end:].split()[:3]]
+        if any(w in _DOCUMENT_WORDS for w in [*name.lower().split()[-1:], *after]):
             found.add(_fold(name))
     return frozenset(found)
 
@@ -289,7 +296,7 @@ def check_sentence(
     asking = question_terms - _META
     # An answer without the question's words ("Mathieu Fenniak [4]") claims the whole
     # question of it: its passage must be about the question too.
-    about = frozenset(asking) if len(words) <= FRAGMENT_WORDS and not words & asking else None
+    about = _about(asking) if len(words) <= FRAGMENT_WORDS and not words & asking else None
     claim = _Claim(words, added, numbers, names, asked, min_coverage, about)
     evidence = [_evidence(passage) for passage in passages]
     ranked = sorted(
@@ -460,6 +467,22 @@ def _added(words: AbstractSet[str], question: AbstractSet[str]) -> set[str]:
     report cover?" adds nothing)."""
     roots = {_INFLECTION.sub("", word) for word in question}
     return {w for w in words if _INFLECTION.sub("", w) not in roots}
+
+
+def _about(asking: AbstractSet[str]) -> frozenset[str]:
+    """What a passage must be about to support a bare answer to a question of the terms
+    ``asking``: those terms, without the Chinese pairs that hold a function character
+    ("的妻", "是谁" of "演员吴京的妻子是谁？"; the passage says "妻子为节目主持人谢楠")."""
+    content = {t for t in asking if not (_CJK_PAIR.fullmatch(t) and set(t) & _CJK_FUNCTION)}
+    return frozenset(content or asking)
+
+
+def new_names(question: str, text: str) -> list[str]:
+    """The names ``text`` states (folded) with a word the question does not have: "Lt.
+    Hammond" to "Who was the colonel of the 20th Ohio?", not "THE SIEGE OF VICKSBURG"
+    to "…according to the Vicksburg siege diary?"."""
+    asked = set(_fold(question).split())
+    return [name for name in _names(_MARKER.sub("", text)) if not set(name.split()) <= asked]
 
 
 def _share(words: AbstractSet[str], held: AbstractSet[str]) -> float:

@@ -201,6 +201,13 @@ def test_a_quote_favours_the_passage_the_model_pointed_at() -> None:
     assert extractive_answer(question, [first, second]).text.startswith(first)
     pointed = extractive_answer(question, [first, second], prefer=[2], top_passages=0)
     assert pointed.text == f"{second} [2]"
+    # One that shares no word with the question (another language): its opening sentence.
+    notes = "Dieses Skript wurde im Wintersemester 2013/2014 geschrieben. Es ist kostenlos."
+    written = "This is box text written from top. It was written down."
+    asked = "In which semester were the lecture notes written?"
+    assert extractive_answer(asked, [written, notes]).text.endswith("[1]")
+    german = extractive_answer(asked, [written, notes], prefer=[2], top_passages=0)
+    assert german.text == "Dieses Skript wurde im Wintersemester 2013/2014 geschrieben. [2]"
 
 
 NIGHTINGALE = (
@@ -257,6 +264,8 @@ def test_an_english_sentence_is_no_answer_to_a_chinese_question() -> None:
     english = CheckedAnswer(question, [passage])
     assert english.feed("is 157 tons. [1]") + english.flush() == ""
     assert english.withheld == ["is 157 tons."]
+    # The passage it cites is where the model saw the answer: it is quoted instead.
+    assert english.pointed == [1] and english.only_pointed
     chinese = CheckedAnswer(question, [passage])
     assert chinese.feed("最大节段重达157吨。[1]") + chinese.flush() == "最大节段重达157吨。[1]"
     # A name or a number alone is no English prose.
@@ -267,3 +276,19 @@ def test_an_english_sentence_is_no_answer_to_a_chinese_question() -> None:
         "How heavy is the largest segment?", ["The largest segment weighs 157 tons."]
     )
     assert asked.feed("It weighs 157 tons. [1]") + asked.flush() == "It weighs 157 tons. [1]"
+
+
+def test_a_bare_number_to_a_chinese_question_gets_the_unit_its_passage_writes() -> None:
+    passage = "韦洛德罗姆体育场建于1937年，可容纳67000人，是法国第二大体育场。"
+    checked = CheckedAnswer("马赛的韦洛德罗姆体育场可以容纳多少人？", [passage])
+    assert checked.feed("67000 [1]") + checked.flush() == "67000人 [1]"
+    # The unit the question asks for, of several the passage gives the number.
+    cup = "中国队第22次捧得考比伦杯，22名队员中有5人首次参赛。"
+    times = CheckedAnswer("中国队是第几次捧得考比伦杯？", [cup])
+    assert times.feed("22 [1]") + times.flush() == "22次 [1]"
+    # An English question, or a number the passage gives no unit, stays as it is.
+    both = "可容纳67000人。The stadium holds 67000 people."
+    english = CheckedAnswer("How many people does the stadium hold?", [both])
+    assert english.feed("67000 [1]") + english.flush() == "67000 [1]"
+    plain = CheckedAnswer("体育场建于哪一年？", ["体育场建于1937。"])
+    assert plain.feed("1937 [1]") + plain.flush() == "1937 [1]"

@@ -86,6 +86,9 @@ def test_newlines_bullets_and_soft_wraps() -> None:
         "Heading without full stop",
         "Next line",
     ]
+    # A line that ends with a Markdown link goes on on the next.
+    linked = "He made his [first PR](https://github.com/py-pdf/pypdf/pull/2022)\nin July 2023."
+    assert split_sentences(linked) == [linked.replace("\n", " ")]
 
 
 def test_markdown_headings_are_not_sentences() -> None:

@@ -62,6 +62,31 @@ def test_the_document_the_question_names_need_not_stand_in_the_passage() -> None
     # Only the document's name: another name the answer adds is still checked.
     wrong = "In the DPR paper, REALM proposes an inverse cloze task (ICT) objective. [1]"
     assert not check_sentence(question, wrong, [passage]).supported
+    # The word for the document may come three words after its name.
+    article = "Also remember those who are most vulnerable, like an elderly neighbor."
+    asked = "Whom does the National Weather Service's spring safety article name as vulnerable?"
+    named = "The National Weather Service's spring safety article names an elderly neighbor. [1]"
+    assert check_sentence(asked, named, [article]).supporting == (1,)
+    farther = asked.replace("spring safety", "big spring safety")
+    assert not check_sentence(farther, named, [article]).supported
+
+
+def test_a_bare_chinese_answer_is_checked_against_what_the_question_is_about() -> None:
+    passage = "吴京，北京市人，中国演员、电影导演。妻子为节目主持人谢楠，育有两子。"
+    question = "演员吴京的妻子是谁？"
+    assert check_sentence(question, "谢楠 [1]", [passage]).supporting == (1,)
+    # A passage about someone else does not support the bare name.
+    other = "谢楠是中央电视台的节目主持人，主持过多档综艺节目。"
+    assert not check_sentence(question, "谢楠 [1]", [other]).supported
+
+
+def test_a_latin_name_inside_chinese_text_is_found() -> None:
+    passage = "2021年，超过130万UP主在B站通过创作获得了收入。“大会员”数量截至年底达2010万。"
+    answer = "截至2021年底，B站“大会员”的数量达到了2010万。[1]"
+    assert check_sentence("B站大会员的数量达到了多少？", answer, [passage]).supporting == (1,)
+    assert not check_sentence(
+        "大会员的数量达到了多少？", answer.replace("B站", "A站"), [passage]
+    ).supported
 
 
 def test_a_us_state_may_be_written_as_its_postal_code(good_dir: Path) -> None:
@@ -378,6 +403,28 @@ def test_an_answer_that_only_points_at_a_passage_is_replaced_by_its_quotes(
         assert result.draft == f"The calibre of the large siege guns is [{south}]."
     finally:
         lib.close()
+
+
+def test_a_quote_that_names_no_one_is_no_answer_to_a_question_for_a_name(
+    tmp_path: Path,
+) -> None:
+    question = "What was the name of the diarist's bedridden sister?"
+    home = "The diarist thought of home, and of the dear bedridden sister there."
+    named = home.replace("the dear bedridden sister there", "his bedridden sister Mary")
+    results = []
+    for n, text in enumerate((home, named)):
+        lib = Library.open(tmp_path / f"sister{n}.sqlite", embedder=FakeEmbedder())
+        try:
+            lib.pipeline.ingest_text("# June 17th\n\n" + text, source="diary.md", fmt="md")
+            lib.set_llm(_checking(["The name of the diarist's bedridden sister was [1]."]))
+            results.append(asyncio.run(lib.rag.ask(question)))
+        finally:
+            lib.close()
+    unnamed, mary = results
+    assert unnamed.abstained and unnamed.note == "unsupported"
+    assert unnamed.answer.startswith("Your documents do not seem to answer this")
+    # A quote with a name of its own does answer it.
+    assert mary.note == "quoted_not_answered" and mary.answer == f"{named} [1]"
 
 
 def test_a_checked_answer_of_bare_markers_quotes_the_passage_it_names(library: Library) -> None:
