@@ -71,6 +71,8 @@ HELDOUT_SETS = {
     "heldout11": (DATA / "answer_quality_heldout11.tsv", range(106, 114), range(114, 132)),
     # New Chinese questions (other facts), same library as v2's and v9's. Written in session 13.
     "heldout12": (DATA / "answer_quality_heldout12.tsv", range(54, 62), range(62, 80)),
+    # New Chinese questions (other facts), same library as v5's and v6's. Written in session 14.
+    "heldout13": (DATA / "answer_quality_heldout13.tsv", range(132, 140), range(140, 150)),
 }
 #: RGB-zh positions of the dev questions and their distractors.
 ZH_DEV, ZH_DEV_DISTRACTORS = range(0, 10), range(10, 30)
