@@ -68,18 +68,24 @@ _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
 _ASKS_FOR_NUMBER = re.compile(
     r"\b(how (many|much|long|old|far|often|big|large|tall|high)|what (year|percentage|"
     r"number|amount|share|proportion|fee|price|cost)|(what|which)( \w+)? (version|release)|"
+    r"(tele)?phone number|"
     r"in what year)\b|多少|几|哪一?年",
     re.IGNORECASE,
 )
+_CITATION = re.compile(r"\[\d+\]")
 # Questions whose answer is a name: "What was the name of…", "Who was the colonel…".
 _ASKS_FOR_NAME = re.compile(
     r"\b(what|which) (is|was|are|were) (the |his |her |its |their )?names?\b|\bthe name of\b"
     r"|^\W*who (is|was|are|were) the\b",
     re.IGNORECASE,
 )
-# Quantities without digits besides number words: "twice", "a dozen", "三个"; and for
-# "how often", "weekly" (elsewhere "monthly casualty counts" states no number).
-_QUANTITY = re.compile(r"\b(once|twice|dozen|half)\b|[一二三四五六七八九十百千万亿两半]", re.I)
+# Quantities without digits besides number words: "twice", "a dozen", "a third", "三个";
+# and for "how often", "weekly" (elsewhere "monthly casualty counts" states no number).
+_QUANTITY = re.compile(
+    r"\b(once|twice|dozen|half|(a|one|two|three) (third|quarter|fifth|tenth)s?)\b"
+    r"|[一二三四五六七八九十百千万亿两半]",
+    re.I,
+)
 _FREQUENCY = re.compile(r"\b(daily|weekly|monthly|yearly|annually|hourly)\b", re.I)
 _HOW_OFTEN = re.compile(r"\bhow often\b", re.I)
 
@@ -273,8 +279,13 @@ def quote_answers(question: str, quote: str) -> bool:
     """Whether ``quote`` (passages quoted in place of the model's answer) can answer
     ``question``: one that asks for a name gets a name it does not state itself ("What
     was the name of the diarist's sister?" is not answered by "…of the dear sister
-    there, bedridden… [1]")."""
-    return not _ASKS_FOR_NAME.search(question) or bool(new_names(question, quote))
+    there, bedridden… [1]"), one that asks for a number a number ("What is the telephone
+    number of the Executive Office?" not by "The number of standing trustees … is within
+    the discretion of the Director of the Executive Office [3]")."""
+    said = _CITATION.sub("", quote)
+    if asks_for_number(question) and not _states_number(said, question):
+        return False
+    return not _ASKS_FOR_NAME.search(question) or bool(new_names(question, said))
 
 
 @dataclass(frozen=True)

@@ -85,9 +85,11 @@ _DOCUMENT_WORDS = frozenset(
         r"\w+",
         "paper faq faqs docs documentation notes diary article brochure report file document "
         "list page changelog manual handbook guide book descriptions description sheet "
-        "spreadsheet slides deck email readme",
+        "spreadsheet slides deck email readme booklet leaflet pamphlet",
     )
 )
+# Where a question says where to look: "…, according to the cover page of its 10-K?".
+_SOURCE = re.compile(r"\baccording to\b[^,?;]*", re.IGNORECASE)
 # Joining words a name may hold inside but does not begin with.
 _NAME_JOINERS = ("of", "the", "de", "von", "van", "da", "del")
 # A name starts a word: the "OS" of "macOS" is none.
@@ -95,6 +97,8 @@ _NAME_RUN = re.compile(rf"(?<!\w){_CAP}(?:\s+(?:(?:{'|'.join(_NAME_JOINERS)})\s+
 _POSSESSIVE = re.compile(r"['’]s$")
 _CAPITALISED = re.compile(r"(?<!\w)[A-Z][a-z]\w*")
 _TWO_CAPITALS = re.compile(r"(?<![\w.])[A-Z]{2}(?!\w)")
+# Where a passage's sentences and lines end, roughly (for what one sentence holds).
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？；])|\n+")
 # Last words of names that are not people's: "Norwich City" is not "Leicester City".
 _NOT_SURNAMES = frozenset(
     re.findall(
@@ -227,11 +231,14 @@ def _document_names(question: str) -> frozenset[str]:
     DPR paper", " poetry faq " and " faq " of "The Poetry FAQ suggests", " vega " of
     "the Vega dataset descriptions", " national weather service " of "The National
     Weather Service's spring safety article" (a name ending in, or followed within three
-    words by, a word for a document)."""
+    words by, a word for a document), and any name of an "according to …" clause."""
     found: set[str] = set()
+    sources = [m.span() for m in _SOURCE.finditer(question)]
     for name, end in _name_runs(question):
         after = [w.strip(".,:;?!()\"'“”‘’`").lower() for w in question[end:].split()[:3]]
-        if any(w in _DOCUMENT_WORDS for w in [*name.lower().split()[-1:], *after]):
+        if any(w in _DOCUMENT_WORDS for w in [*name.lower().split()[-1:], *after]) or any(
+            start < end <= stop for start, stop in sources
+        ):
             found.add(_fold(name))
     return frozenset(found)
 
@@ -295,9 +302,23 @@ def check_sentence(
     asked = [name for name in names if name in _fold(question)]
     asking = question_terms - _META
     # An answer without the question's words ("Mathieu Fenniak [4]") claims the whole
-    # question of it: its passage must be about the question too.
-    about = _about(asking) if len(words) <= FRAGMENT_WORDS and not words & asking else None
-    claim = _Claim(words, added, numbers, names, asked, min_coverage, about)
+    # question of it: its passage must be about the question too (not about where the
+    # question says to look: "Nevada [2]" to "In which state is Galaxy Gaming
+    # incorporated, according to the cover page of its 10-K?").
+    subject = set(terms(_SOURCE.sub(" ", question))) - _META
+    bare = len(words) <= FRAGMENT_WORDS and not words & asking
+    about = _about(subject or asking) if bare else None
+    # A claim that adds only common words ("The fastest land animal is the horse.") is
+    # held by a sentence of a passage that says them beside a word of the question: a
+    # passage with "horse", "land" and "animal" in three sentences of a battle does not
+    # say what the fastest land animal is. A new
+    # number or name is a fact of its own, checked as it is (and the passage may be in
+    # another language).
+    # (Not when the question names a document: what it asks is then the document's
+    # subject, seldom repeated beside the answer.)
+    plain = not new_numbers and not titles and all(name in asked for name in names)
+    echo = frozenset(words & asking) if plain and words & asking else None
+    claim = _Claim(words, added, numbers, names, asked, min_coverage, about, echo)
     evidence = [_evidence(passage) for passage in passages]
     ranked = sorted(
         ((score, n) for n, e in enumerate(evidence, start=1) if (score := claim.held_by(e))),
@@ -319,6 +340,7 @@ class _Evidence:
     terms: frozenset[str]
     capitalised: frozenset[str]  # words written with a capital, folded
     codes: frozenset[str]  # two capitals alone ("VA"), folded: " va "
+    sentences: tuple[frozenset[str], ...] = ()  # the terms of each sentence and line
 
     def __or__(self, other: _Evidence) -> _Evidence:
         return _Evidence(
@@ -327,6 +349,7 @@ class _Evidence:
             self.terms | other.terms,
             self.capitalised | other.capitalised,
             self.codes | other.codes,
+            self.sentences + other.sentences,
         )
 
     def names(self, name: str, *, asked: bool) -> bool:
@@ -362,8 +385,14 @@ def _evidence(passage: str) -> _Evidence:
     folded = _fold(passage) + _fold(passage.replace("_", " "))
     capitalised = frozenset(_fold(" ".join(_CAPITALISED.findall(passage))).split())
     codes = frozenset(f" {code.lower()} " for code in _TWO_CAPITALS.findall(passage))
+    sentences = tuple(frozenset(terms(part)) for part in _SENTENCE_END.split(passage))
     return _Evidence(
-        frozenset(numbers_in(passage)), folded, frozenset(terms(passage)), capitalised, codes
+        frozenset(numbers_in(passage)),
+        folded,
+        frozenset(terms(passage)),
+        capitalised,
+        codes,
+        sentences,
     )
 
 
@@ -378,6 +407,10 @@ class _Claim:
     #: The question's words, when the claim is a bare answer: a supporting passage
     #: must hold ``min_coverage`` of them too.
     about: frozenset[str] | None = None
+    #: The question's words the claim repeats, when it adds no number or name of its
+    #: own: then one sentence of a supporting passage must hold ``min_coverage`` of the
+    #: words it adds, and one of these.
+    echo: frozenset[str] | None = None
 
     def held_by(self, evidence: _Evidence) -> float:
         """The share of the claim's words ``evidence`` holds when it holds all of its
@@ -387,6 +420,11 @@ class _Claim:
         if not all(evidence.names(name, asked=name in self.asked) for name in self.names):
             return 0.0
         if self.about and _share(self.about, evidence.terms) < self.min_coverage:
+            return 0.0
+        if self.echo and not any(
+            _share(self.added, held) >= self.min_coverage and self.echo & held
+            for held in evidence.sentences
+        ):
             return 0.0
         coverage = max(
             _share(self.words, evidence.terms),

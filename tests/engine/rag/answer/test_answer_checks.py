@@ -98,8 +98,10 @@ def test_a_cited_passage_that_holds_only_half_the_sentence_is_dropped() -> None:
         "This is known as the 'axillary tail' of the breast. [1][2]",
         [breasts, surgery],
     )
-    assert 2 in check.supporting  # it shares half the sentence's words...
-    assert check.citations == (1,)  # ...but passage 1 says it all
+    # It shares half the sentence's words, but not the answer's ("axillary tail"): it
+    # is no support, and passage 1 says it all.
+    assert check.supporting == (1,)
+    assert check.citations == (1,)
 
 
 def test_an_identifier_no_passage_names_closes_the_gate_and_the_quotes() -> None:

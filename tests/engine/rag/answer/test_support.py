@@ -14,6 +14,7 @@ from agentmaker.rag.answer.checked import (
     answer_when_unsupported,
     in_chinese,
     passages_answer_question,
+    quote_answers,
 )
 from agentmaker.rag.answer.support import SentenceSplitter, check_sentence, split_answer
 from agentmaker.testing import FakeEmbedder, ScriptedLLM
@@ -427,6 +428,38 @@ def test_a_quote_that_names_no_one_is_no_answer_to_a_question_for_a_name(
     assert mary.note == "quoted_not_answered" and mary.answer == f"{named} [1]"
 
 
+def test_a_quote_without_a_number_is_no_answer_to_a_question_for_a_number(
+    tmp_path: Path,
+) -> None:
+    question = "What is the telephone number of the Executive Office for United States Trustees?"
+    office = (
+        "The number of standing trustees is within the discretion of the Director of the "
+        "Executive Office for United States Trustees."
+    )
+    numbered = office.replace(
+        "The number of standing trustees is within the discretion of the Director",
+        "The telephone number is 202-307-1391 for the Director",
+    )
+    results = []
+    for n, text in enumerate((office, numbered)):
+        lib = Library.open(tmp_path / f"office{n}.sqlite", embedder=FakeEmbedder())
+        try:
+            lib.pipeline.ingest_text("# Trustees\n\n" + text, source="handbook.md", fmt="md")
+            lib.set_llm(_checking(["The telephone number of the Executive Office is [1]."]))
+            results.append(asyncio.run(lib.rag.ask(question)))
+        finally:
+            lib.close()
+    unnumbered, called = results
+    assert unnumbered.abstained and unnumbered.note == "unsupported"
+    assert unnumbered.answer.startswith("Your documents do not seem to answer this")
+    assert called.note == "quoted_not_answered" and "202-307-1391" in called.answer
+    # A share in words is a number too.
+    share = "Roughly what share of child hot car deaths happen outside the summer months?"
+    third = "Roughly a third of child hot car deaths occur outside of the summer months. [1]"
+    assert quote_answers(share, third)
+    assert not quote_answers(share, "Child hot car deaths occur all year. [1]")
+
+
 def test_a_checked_answer_of_bare_markers_quotes_the_passage_it_names(library: Library) -> None:
     question = "What calibre were the large siege guns?"
     siege = 1 + next(
@@ -535,3 +568,52 @@ def test_a_list_number_alone_is_no_claim() -> None:
     bare = check_sentence(question, "125万美元 [1]", held)
     assert bare.claim and bare.supported
     assert check_sentence("How many?", "1 [1]", passages).claim
+
+
+def test_a_claim_of_common_words_stands_beside_the_question_in_its_passage() -> None:
+    # A long passage with "horse", "land" and "animal" in different sentences does not
+    # say which land animal is fastest.
+    battle = (
+        "The people had a single aim: to free their land from invasion. Rostov's horse "
+        "stumbled at the ditch. Man may have developed from lower animals at some time."
+    )
+    question = "What is the fastest land animal?"
+    horse = "The fastest land animal is the horse. [1]"
+    assert not check_sentence(question, horse, [battle]).supported
+    # The new word beside the question's own in one sentence is support.
+    said = "A horse is the fastest land animal in the steppe, Denisov said."
+    assert check_sentence(question, horse, [said]).supporting == (1,)
+    # Beside any word of the question, however much of the question the answer repeats.
+    skin = (
+        "Red and dry skin – The skin at the treatment site may become red and dry. "
+        "Sorbolene cream applied twice a day can be helpful.\nUnderstanding Breast Cancer 41"
+    )
+    cream = (
+        "The Understanding Breast Cancer booklet says that sorbolene cream applied twice a "
+        "day can help with red and dry skin from radiotherapy. [1]"
+    )
+    asked = (
+        "Which cream, applied twice a day, does the Understanding Breast Cancer booklet say "
+        "can help with red and dry skin from radiotherapy?"
+    )
+    assert check_sentence(asked, cream, [skin]).supporting == (1,)
+
+
+def test_where_the_question_says_to_look_need_not_stand_in_the_passage() -> None:
+    cover = (
+        "Galaxy Gaming, Inc. (Exact name of small business issuer as specified in its "
+        "charter)\n| Nevada | | 20-8143439 |\n| Nevada: (State or other jurisdiction of "
+        "incorporation or organization) |"
+    )
+    asked = "In which state is Galaxy Gaming incorporated, according to the cover page of its 10-K?"
+    # A bare answer's passage is about the question's subject, not about "cover page"
+    # and "10-K", which say where to look.
+    assert check_sentence(asked, "Nevada [1]", [cover]).supporting == (1,)
+    assert not check_sentence(asked, "Nevada [1]", ["Nevada is a state of the US."]).supported
+    # A name in the "according to" clause names the document, seldom its passages.
+    scan = "CT scan: this painless test takes 30–40 minutes."
+    question = "How long does a CT scan take, according to the Understanding Breast Cancer booklet?"
+    said = "The CT scan takes 30–40 minutes, according to the Understanding Breast Cancer booklet."
+    assert check_sentence(question, said, [scan]).supporting == (1,)
+    other = "How long does a CT scan take for Understanding Breast Cancer patients?"
+    assert not check_sentence(other, said, [scan]).supported
