@@ -72,6 +72,7 @@ _ASKS_FOR_NUMBER = re.compile(
     r"in what year)\b|多少|几|哪一?年",
     re.IGNORECASE,
 )
+# A citation marker, "[3]": no number the answer states.
 _CITATION = re.compile(r"\[\d+\]")
 # Questions whose answer is a name: "What was the name of…", "Who was the colonel…".
 _ASKS_FOR_NAME = re.compile(

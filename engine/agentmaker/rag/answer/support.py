@@ -311,11 +311,10 @@ def check_sentence(
     # A claim that adds only common words ("The fastest land animal is the horse.") is
     # held by a sentence of a passage that says them beside a word of the question: a
     # passage with "horse", "land" and "animal" in three sentences of a battle does not
-    # say what the fastest land animal is. A new
-    # number or name is a fact of its own, checked as it is (and the passage may be in
-    # another language).
-    # (Not when the question names a document: what it asks is then the document's
-    # subject, seldom repeated beside the answer.)
+    # say what the fastest land animal is. A new number or name is a fact of its own,
+    # checked as it is (and the passage may be in another language). Not when the
+    # question names a document: what it asks is then the document's subject, seldom
+    # repeated beside the answer.
     plain = not new_numbers and not titles and all(name in asked for name in names)
     echo = frozenset(words & asking) if plain and words & asking else None
     claim = _Claim(words, added, numbers, names, asked, min_coverage, about, echo)

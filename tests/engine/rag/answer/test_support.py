@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from agentmaker.library import Library
+from agentmaker.rag import AskResult
 from agentmaker.rag.answer.checked import (
     NOT_FOUND_ANSWER,
     NOT_FOUND_ANSWER_ZH,
@@ -406,22 +407,31 @@ def test_an_answer_that_only_points_at_a_passage_is_replaced_by_its_quotes(
         lib.close()
 
 
+def _ask_each(
+    folder: Path, question: str, draft: str, heading: str, texts: list[str]
+) -> list[AskResult]:
+    """``question`` asked of a library of each one of ``texts`` (under ``heading``), the
+    model writing ``draft``."""
+    results = []
+    for n, text in enumerate(texts):
+        lib = Library.open(folder / f"each{n}.sqlite", embedder=FakeEmbedder())
+        try:
+            lib.pipeline.ingest_text(f"{heading}\n\n{text}", source="notes.md", fmt="md")
+            lib.set_llm(_checking([draft]))
+            results.append(asyncio.run(lib.rag.ask(question)))
+        finally:
+            lib.close()
+    return results
+
+
 def test_a_quote_that_names_no_one_is_no_answer_to_a_question_for_a_name(
     tmp_path: Path,
 ) -> None:
     question = "What was the name of the diarist's bedridden sister?"
     home = "The diarist thought of home, and of the dear bedridden sister there."
     named = home.replace("the dear bedridden sister there", "his bedridden sister Mary")
-    results = []
-    for n, text in enumerate((home, named)):
-        lib = Library.open(tmp_path / f"sister{n}.sqlite", embedder=FakeEmbedder())
-        try:
-            lib.pipeline.ingest_text("# June 17th\n\n" + text, source="diary.md", fmt="md")
-            lib.set_llm(_checking(["The name of the diarist's bedridden sister was [1]."]))
-            results.append(asyncio.run(lib.rag.ask(question)))
-        finally:
-            lib.close()
-    unnamed, mary = results
+    draft = "The name of the diarist's bedridden sister was [1]."
+    unnamed, mary = _ask_each(tmp_path, question, draft, "# June 17th", [home, named])
     assert unnamed.abstained and unnamed.note == "unsupported"
     assert unnamed.answer.startswith("Your documents do not seem to answer this")
     # A quote with a name of its own does answer it.
@@ -440,16 +450,8 @@ def test_a_quote_without_a_number_is_no_answer_to_a_question_for_a_number(
         "The number of standing trustees is within the discretion of the Director",
         "The telephone number is 202-307-1391 for the Director",
     )
-    results = []
-    for n, text in enumerate((office, numbered)):
-        lib = Library.open(tmp_path / f"office{n}.sqlite", embedder=FakeEmbedder())
-        try:
-            lib.pipeline.ingest_text("# Trustees\n\n" + text, source="handbook.md", fmt="md")
-            lib.set_llm(_checking(["The telephone number of the Executive Office is [1]."]))
-            results.append(asyncio.run(lib.rag.ask(question)))
-        finally:
-            lib.close()
-    unnumbered, called = results
+    draft = "The telephone number of the Executive Office is [1]."
+    unnumbered, called = _ask_each(tmp_path, question, draft, "# Trustees", [office, numbered])
     assert unnumbered.abstained and unnumbered.note == "unsupported"
     assert unnumbered.answer.startswith("Your documents do not seem to answer this")
     assert called.note == "quoted_not_answered" and "202-307-1391" in called.answer
