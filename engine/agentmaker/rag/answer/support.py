@@ -97,8 +97,12 @@ _NAME_RUN = re.compile(rf"(?<!\w){_CAP}(?:\s+(?:(?:{'|'.join(_NAME_JOINERS)})\s+
 _POSSESSIVE = re.compile(r"['’]s$")
 _CAPITALISED = re.compile(r"(?<!\w)[A-Z][a-z]\w*")
 _TWO_CAPITALS = re.compile(r"(?<![\w.])[A-Z]{2}(?!\w)")
-# Where a passage's sentences and lines end, roughly (for what one sentence holds).
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？；])|\n+")
+# Where a passage's sentences end, roughly (for what one sentence holds); a line of at
+# most LABEL_WORDS words that does not end as a sentence does is a label ("Dutch",
+# "Red and dry skin", a heading).
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？；])")
+_LABEL_END = re.compile(r"[.!?。！？；:,]\W*$")
+LABEL_WORDS = 8
 # Last words of names that are not people's: "Norwich City" is not "Leicester City".
 _NOT_SURNAMES = frozenset(
     re.findall(
@@ -384,15 +388,31 @@ def _evidence(passage: str) -> _Evidence:
     folded = _fold(passage) + _fold(passage.replace("_", " "))
     capitalised = frozenset(_fold(" ".join(_CAPITALISED.findall(passage))).split())
     codes = frozenset(f" {code.lower()} " for code in _TWO_CAPITALS.findall(passage))
-    sentences = tuple(frozenset(terms(part)) for part in _SENTENCE_END.split(passage))
     return _Evidence(
         frozenset(numbers_in(passage)),
         folded,
         frozenset(terms(passage)),
         capitalised,
         codes,
-        sentences,
+        _sentences(passage),
     )
+
+
+def _sentences(passage: str) -> tuple[frozenset[str], ...]:
+    """The terms of each sentence of ``passage``, each with those of the label line it
+    stands under: "Dutch" is what "… in een geest van broederschap te gedragen." is said
+    in, as a heading is what its text is about."""
+    out: list[frozenset[str]] = []
+    label: frozenset[str] = frozenset()
+    for line in passage.splitlines():
+        if not line.strip():
+            continue
+        if len(line.split()) <= LABEL_WORDS and not _LABEL_END.search(line):
+            label = frozenset(terms(line))
+            out.append(label)
+            continue
+        out += [frozenset(terms(part)) | label for part in _SENTENCE_END.split(line)]
+    return tuple(out)
 
 
 @dataclass(frozen=True)

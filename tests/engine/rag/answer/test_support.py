@@ -599,6 +599,14 @@ def test_a_claim_of_common_words_stands_beside_the_question_in_its_passage() -> 
         "can help with red and dry skin from radiotherapy?"
     )
     assert check_sentence(asked, cream, [skin]).supporting == (1,)
+    # A sentence stands under its label line: the Dutch text is what is "Dutch".
+    udhr = "Dutch\nAlle mensen worden vrij geboren. Zij behoren in een geest van broederschap."
+    dutch = 'The Dutch word that stands for brotherhood is "broederschap". [1]'
+    question = "Which Dutch word stands for brotherhood?"
+    assert check_sentence(question, dutch, [udhr]).supporting == (1,)
+    # The same sentence with "Dutch" said elsewhere, not as its label, is no support.
+    below = udhr.removeprefix("Dutch\n") + "\nThe text above is the one in Dutch."
+    assert not check_sentence(question, dutch, [below]).supported
 
 
 def test_where_the_question_says_to_look_need_not_stand_in_the_passage() -> None:
