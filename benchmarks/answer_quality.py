@@ -73,8 +73,8 @@ HELDOUT_SETS = {
     "heldout12": (DATA / "answer_quality_heldout12.tsv", range(54, 62), range(62, 80)),
     # New Chinese questions (other facts), same library as v5's and v6's. Written in session 14.
     "heldout13": (DATA / "answer_quality_heldout13.tsv", range(132, 140), range(140, 150)),
-    # New Chinese questions (other facts), same library as v3's and v8's. Written in
-    # session 14, not yet run.
+    # New Chinese questions (other facts), same library as v3's and v8's. Written and run
+    # in session 14.
     "heldout14": (DATA / "answer_quality_heldout14.tsv", range(80, 88), range(88, 106)),
 }
 #: RGB-zh positions of the dev questions and their distractors.
