@@ -19,9 +19,10 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from agentmaker.rag.answer.citations import is_non_answer
+from agentmaker.rag.answer.citations import is_non_answer, without_markers
 from agentmaker.rag.answer.extractive import question_coverage
 from agentmaker.rag.answer.grounding import numbers_in
+from agentmaker.rag.answer.names import CJK_CHAR
 from agentmaker.rag.answer.support import (
     MIN_COVERAGE,
     SentenceCheck,
@@ -61,7 +62,6 @@ GATE_SIMILARITY = 0.45
 #: (else: abstain). No unanswerable DEV question came above 0.44.
 QUOTE_COVERAGE = 0.6
 
-_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
 # Questions whose answer is a number (not "when": "after surgery" answers that). Narrower
 # than extractive's ``_ASKS_NUMBER``, which only favours sentences with digits: this one
 # holds back an answer until it states a number.
@@ -72,8 +72,6 @@ _ASKS_FOR_NUMBER = re.compile(
     r"in what year)\b|多少|几|哪一?年",
     re.IGNORECASE,
 )
-# A citation marker, "[3]": no number the answer states.
-_CITATION = re.compile(r"\[\d+\]")
 # Questions whose answer is a name: "What was the name of…", "Who was the colonel…".
 _ASKS_FOR_NAME = re.compile(
     r"\b(what|which) (is|was|are|were) (the |his |her |its |their )?names?\b|\bthe name of\b"
@@ -98,7 +96,7 @@ _LOWER_WORD = re.compile(r"(?<![\w-])[a-z]{2,}(?![\w-])")
 def _english_prose(sentence: str) -> bool:
     """Whether ``sentence`` is English words without Chinese: no answer to a Chinese
     question ("is 157 tons. [1]" for "最大节段有多重？"); a name or number alone is."""
-    return not _CJK.search(sentence) and len(_LOWER_WORD.findall(sentence)) >= 2
+    return not CJK_CHAR.search(sentence) and len(_LOWER_WORD.findall(sentence)) >= 2
 
 
 # A bare number as the whole answer ("67000 [1]"), and what may follow a number in
@@ -150,7 +148,7 @@ NOT_FOUND_ANSWER_ZH = "文档中没有找到这个问题的答案。下面列出
 
 def in_chinese(text: str) -> bool:
     """Whether ``text`` is (mostly) Chinese: answer texts follow the question's language."""
-    chinese = len(_CJK.findall(text))
+    chinese = len(CJK_CHAR.findall(text))
     return chinese >= 2 and chinese * 3 >= len("".join(text.split()))
 
 
@@ -283,7 +281,7 @@ def quote_answers(question: str, quote: str) -> bool:
     there, bedridden… [1]"), one that asks for a number a number ("What is the telephone
     number of the Executive Office?" not by "The number of standing trustees … is within
     the discretion of the Director of the Executive Office [3]")."""
-    said = _CITATION.sub("", quote)
+    said = without_markers(quote)
     if asks_for_number(question) and not _states_number(said, question):
         return False
     return not _ASKS_FOR_NAME.search(question) or bool(new_names(question, said))

@@ -139,10 +139,15 @@ class CitationFilter:
 _MARKERS = re.compile(r"\[\d+\]")
 
 
+def without_markers(text: str) -> str:
+    """``text`` without its ``[n]`` markers."""
+    return _MARKERS.sub("", text)
+
+
 def has_words(text: str) -> bool:
     """Whether ``text`` says anything besides ``[n]`` markers and punctuation (a small
     model sometimes answers with the markers alone)."""
-    return any(ch.isalnum() for ch in _MARKERS.sub("", text))
+    return any(ch.isalnum() for ch in without_markers(text))
 
 
 def is_non_answer(text: str) -> bool:

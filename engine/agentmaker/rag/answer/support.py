@@ -8,12 +8,13 @@ model was given. A passage supports the sentence when
 
 1. every number the sentence states is in the passage (digits or number words, see
    grounding.py),
-2. every name it states (a run of capitalised words, an ALL-CAPS or ``snake_case``
-   word, a dotted name or a command-line option: "FIFA World Cup", "Sistine Chapel",
-   "SHELL_VERBOSITY", "installer.max-workers", "--offline") is in the passage as
-   written (case and accents aside; one more word may stand inside it: "Iwan Roberts"
-   is "Iwan Wyn Roberts"; a person the question names may be called by the surname:
-   "Roberts"; a US state may stand as its postal code: "Virginia" is a row's "VA"),
+2. every name it states (names.py: a run of capitalised words, an ALL-CAPS or
+   ``snake_case`` word, a dotted name or a command-line option: "FIFA World Cup",
+   "Sistine Chapel", "SHELL_VERBOSITY", "installer.max-workers", "--offline") is in the
+   passage as written (case and accents aside; one more word may stand inside it: "Iwan
+   Roberts" is "Iwan Wyn Roberts"; a person the question names may be called by the
+   surname: "Roberts"; a US state may stand as its postal code: "Virginia" is a row's
+   "VA"),
 3. most of its content words are in the passage (``min_coverage``; a paraphrase keeps
    most words, an answer from memory does not): of all its words, or of the words it
    adds to the question ("July 1805" to "In what month and year does the opening
@@ -39,12 +40,19 @@ from __future__ import annotations
 
 import functools
 import re
-import unicodedata
 from collections.abc import Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
 from agentmaker.rag.answer.grounding import numbers_in, stated_numbers
+from agentmaker.rag.answer.names import (
+    CJK_CHAR,
+    document_names,
+    fold,
+    named,
+    names_in,
+    without_source,
+)
 from agentmaker.rag.answer.sentences import is_abbreviation, terms
 from agentmaker.rag.answer.us_states import state_code, state_name
 
@@ -76,25 +84,6 @@ _META = frozenset(
         "question based context source sources cited quote quoted above below following"
     )
 )
-# A name: capitalised words in a row ("Sala Baker", "Bankruptcy Reform Act"), allowing
-# "of"/"the"/"de" inside; or a single ALL-CAPS / snake_case / CamelCase word.
-_CAP = r"[A-Z][\w'’.-]*"
-# Words for a document: "the DPR paper", "the Poetry FAQ", "the Vega dataset descriptions".
-_DOCUMENT_WORDS = frozenset(
-    re.findall(
-        r"\w+",
-        "paper faq faqs docs documentation notes diary article brochure report file document "
-        "list page changelog manual handbook guide book descriptions description sheet "
-        "spreadsheet slides deck email readme booklet leaflet pamphlet",
-    )
-)
-# Where a question says where to look: "…, according to the cover page of its 10-K?".
-_SOURCE = re.compile(r"\baccording to\b[^,?;]*", re.IGNORECASE)
-# Joining words a name may hold inside but does not begin with.
-_NAME_JOINERS = ("of", "the", "de", "von", "van", "da", "del")
-# A name starts a word: the "OS" of "macOS" is none.
-_NAME_RUN = re.compile(rf"(?<!\w){_CAP}(?:\s+(?:(?:{'|'.join(_NAME_JOINERS)})\s+)?{_CAP})*")
-_POSSESSIVE = re.compile(r"['’]s$")
 _CAPITALISED = re.compile(r"(?<!\w)[A-Z][a-z]\w*")
 _TWO_CAPITALS = re.compile(r"(?<![\w.])[A-Z]{2}(?!\w)")
 # Where a passage's sentences end, roughly (for what one sentence holds); a line of at
@@ -113,15 +102,6 @@ _NOT_SURNAMES = frozenset(
         "library project team league cup war",
     )
 )
-# Units named after people are no names a passage must hold: "21.7 degrees Celsius" is
-# said by "temp_max: 21.7" (the number is still checked).
-_UNITS = frozenset({" celsius ", " fahrenheit ", " kelvin "})
-_CODE_WORD = re.compile(
-    r"\b(?:[A-Z][A-Z0-9]{1,}|\w+_\w+|[a-z]+[A-Z]\w*)\b"
-    # A dotted name (a setting, a method, a file: "installer.max-workers",
-    # "TreeObject.insert_child", "pyproject.toml") or a command-line option ("--offline").
-    r"|(?<![\w.-])[A-Za-z_]\w+(?:\.[A-Za-z_][\w-]+)+|(?<![\w-])--[a-z][\w-]+"
-)
 # A list item's number and nothing else ("1.", "2)"): a list begun, not an answer (a bare
 # number that answers is written without the dot: "67000 [1]").
 _LIST_NUMBER = re.compile(r"\(?\d{1,2}[.)]")
@@ -130,20 +110,7 @@ _LIST_NUMBER = re.compile(r"\(?\d{1,2}[.)]")
 _BRACKETED = re.compile(r"\[[^\]]*\]|\([^)]*\)")
 # Chinese characters that ask or join rather than name what a question is about.
 _CJK_FUNCTION = frozenset("的是谁了吗呢吧啊在有和与及被把哪什么多少几个又也都该这那其之")
-_CJK_CHAR = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
-_CJK_PAIR = re.compile(f"{_CJK_CHAR.pattern}{{2}}")
-# Words that open a sentence with a capital and are no part of a name: "Through the PyPI
-# JSON API, …" names "PyPI JSON API".
-_STOP_START = frozenset(
-    re.findall(
-        r"\w+",
-        "a an the this that these those it its in on at by for with from as to of and or "
-        "but if when where what which who how yes no there here i we you they he she "
-        "through after before during since until under over about into onto upon within "
-        "without between among because although though while once then also both each "
-        "every all some many most per via like unlike besides despite thus hence so",
-    )
-)
+_CJK_PAIR = re.compile(f"{CJK_CHAR.pattern}{{2}}")
 
 
 @dataclass(frozen=True)
@@ -195,69 +162,6 @@ class SentenceCheck:
         return f"{body} {cites}"
 
 
-def _fold(text: str) -> str:
-    """Lowercase, accents and punctuation away, single spaces, each Chinese character a
-    word of its own ("B站" in "在B站通过" is " b 站 "): for phrase matching."""
-    decomposed = unicodedata.normalize("NFKD", text)
-    plain = "".join(ch for ch in decomposed if not unicodedata.combining(ch)).lower()
-    return " " + " ".join(re.findall(r"\w+", _CJK_CHAR.sub(r" \g<0> ", plain))) + " "
-
-
-def _name_runs(body: str) -> list[tuple[str, int]]:
-    """The names ``body`` states (see the module docstring), as written, each with where
-    it ends in ``body``."""
-    found: list[tuple[str, int]] = []
-    for match in _NAME_RUN.finditer(body):
-        # A possessive is not part of the name: "Poetry's setting" names "Poetry".
-        words = [_POSSESSIVE.sub("", w) for w in match.group(0).split()]
-        start = match.start()
-        at_start = not body[:start].strip(" \"'“‘(")
-        # A capitalised first word is only a name when a capitalised word follows it.
-        if at_start and (len(words) == 1 or words[0].lower() in _STOP_START):
-            words = words[1:] if len(words) > 1 and words[0].lower() in _STOP_START else []
-            while words and words[0] in _NAME_JOINERS:  # "Through the PyPI JSON API"
-                words = words[1:]
-        if words and not (len(words) == 1 and words[0].lower() in _STOP_START):
-            found.append((" ".join(words), match.end()))
-    found += [(match.group(0), match.end()) for match in _CODE_WORD.finditer(body)]
-    return found
-
-
-def _names(body: str) -> list[str]:
-    """The names ``body`` states, folded."""
-    found = [_fold(name) for name, _ in _name_runs(body)]
-    return [n for n in found if n.strip() and n not in _UNITS]
-
-
-@functools.lru_cache(maxsize=256)
-def _document_names(question: str) -> frozenset[str]:
-    """The names by which ``question`` points at a document, folded: " dpr " of "In the
-    DPR paper", " poetry faq " and " faq " of "The Poetry FAQ suggests", " vega " of
-    "the Vega dataset descriptions", " national weather service " of "The National
-    Weather Service's spring safety article" (a name ending in, or followed within three
-    words by, a word for a document), and any name of an "according to …" clause."""
-    found: set[str] = set()
-    sources = [m.span() for m in _SOURCE.finditer(question)]
-    for name, end in _name_runs(question):
-        after = [w.strip(".,:;?!()\"'“”‘’`").lower() for w in question[end:].split()[:3]]
-        if any(w in _DOCUMENT_WORDS for w in [*name.lower().split()[-1:], *after]) or any(
-            start < end <= stop for start, stop in sources
-        ):
-            found.add(_fold(name))
-    return frozenset(found)
-
-
-@functools.lru_cache(maxsize=1024)
-def _name_pattern(name: str) -> re.Pattern[str]:
-    # One more word may stand inside a name: "Iwan Roberts" is "Iwan Wyn Roberts".
-    return re.compile(" " + r"(?: \w+)? ".join(map(re.escape, name.split())) + " ")
-
-
-def _named(name: str, folded: str) -> bool:
-    """Whether the folded ``name`` is in the ``folded`` text, allowing a middle word."""
-    return name in folded or bool(_name_pattern(name).search(folded))
-
-
 def _body(sentence: str) -> tuple[str, tuple[int, ...]]:
     cited: list[int] = []
     for match in _MARKER.finditer(sentence):
@@ -280,7 +184,7 @@ def check_sentence(
     body, cited = _body(sentence)
     words = set(terms(body)) - _META
     numbers = set(stated_numbers(body, words=True))
-    names = _names(body)
+    names = names_in(body)
     question_terms = set(terms(question))
     question_numbers = set(stated_numbers(question, words=True))
     added = _added(words, question_terms)
@@ -301,17 +205,17 @@ def check_sentence(
     # The document the question names ("In the DPR paper, …", "The Poetry FAQ suggests
     # …"), echoed by the answer, need not stand in the passage: a paper seldom names
     # itself. Any other name the question states still does ("the 1998 FIFA World Cup").
-    titles = _document_names(question)
+    titles = document_names(question)
     names = [n for n in names if n not in titles]
-    asked = [name for name in names if name in _fold(question)]
+    asked = [name for name in names if name in fold(question)]
     asking = question_terms - _META
     # An answer without the question's words ("Mathieu Fenniak [4]") claims the whole
     # question of it: its passage must be about the question too (not about where the
     # question says to look: "Nevada [2]" to "In which state is Galaxy Gaming
     # incorporated, according to the cover page of its 10-K?").
-    subject = set(terms(_SOURCE.sub(" ", question))) - _META
-    bare = len(words) <= FRAGMENT_WORDS and not words & asking
-    about = _about(subject or asking) if bare else None
+    about = None
+    if len(words) <= FRAGMENT_WORDS and not words & asking:
+        about = _about(set(terms(without_source(question))) - _META or asking)
     # A claim that adds only common words ("The fastest land animal is the horse.") is
     # held by a sentence of a passage that says them beside a word of the question: a
     # passage with "horse", "land" and "animal" in three sentences of a battle does not
@@ -320,7 +224,7 @@ def check_sentence(
     # question names a document: what it asks is then the document's subject, seldom
     # repeated beside the answer.
     plain = not new_numbers and not titles and all(name in asked for name in names)
-    echo = frozenset(words & asking) if plain and words & asking else None
+    echo = frozenset(words & asking) if plain else None
     claim = _Claim(words, added, numbers, names, asked, min_coverage, about, echo)
     evidence = [_evidence(passage) for passage in passages]
     ranked = sorted(
@@ -343,7 +247,7 @@ class _Evidence:
     terms: frozenset[str]
     capitalised: frozenset[str]  # words written with a capital, folded
     codes: frozenset[str]  # two capitals alone ("VA"), folded: " va "
-    sentences: tuple[frozenset[str], ...] = ()  # the terms of each sentence and line
+    sentences: tuple[frozenset[str], ...]  # the terms of each sentence, with its label
 
     def __or__(self, other: _Evidence) -> _Evidence:
         return _Evidence(
@@ -359,7 +263,7 @@ class _Evidence:
         """Whether this passage states the folded ``name``; one the question ``asked``
         about may be a person the passage calls by the surname alone ("Iwan Roberts"
         in a biography that says "Roberts")."""
-        if _named(name, self.folded) or self._state(name):
+        if named(name, self.folded) or self._state(name):
             return True
         words = name.split()
         return (
@@ -385,8 +289,8 @@ def _evidence(passage: str) -> _Evidence:
     against the same passages."""
     # Words inside identifiers count as words too: POETRY_VIRTUALENVS_PATH names
     # "Poetry", as the docs that write it only in upper case mean it.
-    folded = _fold(passage) + _fold(passage.replace("_", " "))
-    capitalised = frozenset(_fold(" ".join(_CAPITALISED.findall(passage))).split())
+    folded = fold(passage) + fold(passage.replace("_", " "))
+    capitalised = frozenset(fold(" ".join(_CAPITALISED.findall(passage))).split())
     codes = frozenset(f" {code.lower()} " for code in _TWO_CAPITALS.findall(passage))
     return _Evidence(
         frozenset(numbers_in(passage)),
@@ -458,11 +362,11 @@ class _Claim:
         # In full: a pair pieces two passages together, so the surname alone does not do
         # ("Roberts signed for Norwich City in 2004" from his infobox and a passage on
         # his Gillingham debut).
-        if not all(_named(name, evidence.folded) for name in self.asked):
+        if not all(named(name, evidence.folded) for name in self.asked):
             return False
         new_names = (name for name in self.names if name not in self.asked)
         return bool(self.numbers & evidence.numbers) or any(
-            _named(name, evidence.folded) for name in new_names
+            named(name, evidence.folded) for name in new_names
         )
 
 
@@ -538,8 +442,8 @@ def new_names(question: str, text: str) -> list[str]:
     """The names ``text`` states (folded) with a word the question does not have: "Lt.
     Hammond" to "Who was the colonel of the 20th Ohio?", not "THE SIEGE OF VICKSBURG"
     to "…according to the Vicksburg siege diary?"."""
-    asked = set(_fold(question).split())
-    return [name for name in _names(_MARKER.sub("", text)) if not set(name.split()) <= asked]
+    asked = set(fold(question).split())
+    return [name for name in names_in(_MARKER.sub("", text)) if not set(name.split()) <= asked]
 
 
 def _share(words: AbstractSet[str], held: AbstractSet[str]) -> float:

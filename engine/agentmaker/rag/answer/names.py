@@ -1,0 +1,130 @@
+"""Names in answers, questions and passages, and how they are matched.
+
+A name is a run of capitalised words ("FIFA World Cup", "Sistine Chapel", allowing
+"of"/"the"/"de" inside), an ALL-CAPS, ``snake_case`` or CamelCase word
+("SHELL_VERBOSITY"), a dotted name ("installer.max-workers") or a command-line option
+("--offline"). Names are compared folded (:func:`fold`: case, accents and punctuation
+away), and one more word may stand inside a name ("Iwan Roberts" is "Iwan Wyn
+Roberts"). A question may name a document rather than what it asks about ("In the DPR
+paper, …", "…, according to the cover page of its 10-K?"): :func:`document_names`.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import unicodedata
+
+__all__ = ["CJK_CHAR", "document_names", "fold", "named", "names_in", "without_source"]
+
+#: A Chinese character.
+CJK_CHAR = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
+# A name: capitalised words in a row ("Sala Baker", "Bankruptcy Reform Act"), allowing
+# "of"/"the"/"de" inside; or a single ALL-CAPS / snake_case / CamelCase word.
+_CAP = r"[A-Z][\w'’.-]*"
+# Words for a document: "the DPR paper", "the Poetry FAQ", "the Vega dataset descriptions".
+_DOCUMENT_WORDS = frozenset(
+    re.findall(
+        r"\w+",
+        "paper faq faqs docs documentation notes diary article brochure report file document "
+        "list page changelog manual handbook guide book descriptions description sheet "
+        "spreadsheet slides deck email readme booklet leaflet pamphlet",
+    )
+)
+# Where a question says where to look: "…, according to the cover page of its 10-K?".
+_SOURCE = re.compile(r"\baccording to\b[^,?;]*", re.IGNORECASE)
+# Joining words a name may hold inside but does not begin with.
+_NAME_JOINERS = ("of", "the", "de", "von", "van", "da", "del")
+# A name starts a word: the "OS" of "macOS" is none.
+_NAME_RUN = re.compile(rf"(?<!\w){_CAP}(?:\s+(?:(?:{'|'.join(_NAME_JOINERS)})\s+)?{_CAP})*")
+_POSSESSIVE = re.compile(r"['’]s$")
+# Units named after people are no names a passage must hold: "21.7 degrees Celsius" is
+# said by "temp_max: 21.7" (the number is still checked).
+_UNITS = frozenset({" celsius ", " fahrenheit ", " kelvin "})
+_CODE_WORD = re.compile(
+    r"\b(?:[A-Z][A-Z0-9]{1,}|\w+_\w+|[a-z]+[A-Z]\w*)\b"
+    # A dotted name (a setting, a method, a file: "installer.max-workers",
+    # "TreeObject.insert_child", "pyproject.toml") or a command-line option ("--offline").
+    r"|(?<![\w.-])[A-Za-z_]\w+(?:\.[A-Za-z_][\w-]+)+|(?<![\w-])--[a-z][\w-]+"
+)
+# Words that open a sentence with a capital and are no part of a name: "Through the PyPI
+# JSON API, …" names "PyPI JSON API".
+_STOP_START = frozenset(
+    re.findall(
+        r"\w+",
+        "a an the this that these those it its in on at by for with from as to of and or "
+        "but if when where what which who how yes no there here i we you they he she "
+        "through after before during since until under over about into onto upon within "
+        "without between among because although though while once then also both each "
+        "every all some many most per via like unlike besides despite thus hence so",
+    )
+)
+
+
+def fold(text: str) -> str:
+    """Lowercase, accents and punctuation away, single spaces, each Chinese character a
+    word of its own ("B站" in "在B站通过" is " b 站 "): for phrase matching."""
+    decomposed = unicodedata.normalize("NFKD", text)
+    plain = "".join(ch for ch in decomposed if not unicodedata.combining(ch)).lower()
+    return " " + " ".join(re.findall(r"\w+", CJK_CHAR.sub(r" \g<0> ", plain))) + " "
+
+
+def _name_runs(body: str) -> list[tuple[str, int]]:
+    """The names ``body`` states (see the module docstring), as written, each with where
+    it ends in ``body``."""
+    found: list[tuple[str, int]] = []
+    for match in _NAME_RUN.finditer(body):
+        # A possessive is not part of the name: "Poetry's setting" names "Poetry".
+        words = [_POSSESSIVE.sub("", w) for w in match.group(0).split()]
+        start = match.start()
+        at_start = not body[:start].strip(" \"'“‘(")
+        # A capitalised first word is only a name when a capitalised word follows it.
+        if at_start and (len(words) == 1 or words[0].lower() in _STOP_START):
+            words = words[1:] if len(words) > 1 and words[0].lower() in _STOP_START else []
+            while words and words[0] in _NAME_JOINERS:  # "Through the PyPI JSON API"
+                words = words[1:]
+        if words and not (len(words) == 1 and words[0].lower() in _STOP_START):
+            found.append((" ".join(words), match.end()))
+    found += [(match.group(0), match.end()) for match in _CODE_WORD.finditer(body)]
+    return found
+
+
+def names_in(body: str) -> list[str]:
+    """The names ``body`` states, folded."""
+    found = [fold(name) for name, _ in _name_runs(body)]
+    return [n for n in found if n.strip() and n not in _UNITS]
+
+
+@functools.lru_cache(maxsize=256)
+def document_names(question: str) -> frozenset[str]:
+    """The names by which ``question`` points at a document, folded: " dpr " of "In the
+    DPR paper", " poetry faq " and " faq " of "The Poetry FAQ suggests", " vega " of
+    "the Vega dataset descriptions", " national weather service " of "The National
+    Weather Service's spring safety article" (a name ending in, or followed within three
+    words by, a word for a document), and any name of an "according to …" clause."""
+    found: set[str] = set()
+    sources = [m.span() for m in _SOURCE.finditer(question)]
+    for name, end in _name_runs(question):
+        after = [w.strip(".,:;?!()\"'“”‘’`").lower() for w in question[end:].split()[:3]]
+        if any(w in _DOCUMENT_WORDS for w in [*name.lower().split()[-1:], *after]) or any(
+            start < end <= stop for start, stop in sources
+        ):
+            found.add(fold(name))
+    return frozenset(found)
+
+
+@functools.lru_cache(maxsize=1024)
+def _name_pattern(name: str) -> re.Pattern[str]:
+    # One more word may stand inside a name: "Iwan Roberts" is "Iwan Wyn Roberts".
+    return re.compile(" " + r"(?: \w+)? ".join(map(re.escape, name.split())) + " ")
+
+
+def named(name: str, folded: str) -> bool:
+    """Whether the folded ``name`` is in the ``folded`` text, allowing a middle word."""
+    return name in folded or bool(_name_pattern(name).search(folded))
+
+
+def without_source(question: str) -> str:
+    """``question`` without its "according to …" clause, which says where to look, not
+    what is asked."""
+    return _SOURCE.sub(" ", question)
