@@ -76,6 +76,9 @@ HELDOUT_SETS = {
     # New Chinese questions (other facts), same library as v3's and v8's. Written and run
     # in session 14.
     "heldout14": (DATA / "answer_quality_heldout14.tsv", range(80, 88), range(88, 106)),
+    # New Chinese questions (other facts), same library as v1's and v10's. Written in
+    # session 15.
+    "heldout15": (DATA / "answer_quality_heldout15.tsv", range(30, 36), range(36, 54)),
 }
 #: RGB-zh positions of the dev questions and their distractors.
 ZH_DEV, ZH_DEV_DISTRACTORS = range(0, 10), range(10, 30)
