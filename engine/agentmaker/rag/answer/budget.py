@@ -66,14 +66,18 @@ def sentence_prefixes(text: str) -> list[str]:
     return prefixes
 
 
-def default_renderer(question: str, system_prompt: str | None = None) -> Renderer:
+def default_renderer(
+    question: str, system_prompt: str | None = None, examples: Sequence[ChatMessage] = ()
+) -> Renderer:
     """The standard grounded prompt, with the history placed before the question.
 
     One question fence for every rendering, so what was counted is what is sent."""
     fence = question_fence(question)
 
     def render(sources: Sequence[SourceRef], history: Sequence[ChatMessage]) -> list[ChatMessage]:
-        return build_messages(question, sources, system_prompt, fence=fence, history=history)
+        return build_messages(
+            question, sources, system_prompt, fence=fence, history=history, examples=examples
+        )
 
     return render
 
@@ -174,13 +178,16 @@ def fit_messages(
     sources: Sequence[SourceRef],
     system_prompt: str | None = None,
     history: Sequence[ChatMessage] = (),
+    examples: Sequence[ChatMessage] = (),
 ) -> tuple[list[ChatMessage], list[SourceRef]]:
     """The messages for ``llm`` and the passages they hold: fitted with
     :func:`fit_prompt` when the model knows its context window, else all of them.
-    Blocking (it tokenizes): call it from a worker thread in async code."""
+    Worked ``examples`` are worth less than a passage or a turn of history: they stay
+    only when everything fits whole beside them. Blocking (it tokenizes): call it from a
+    worker thread in async code."""
     window = llm.context_window
     if window is None:
-        render = default_renderer(question, system_prompt)
+        render = default_renderer(question, system_prompt, examples)
         return render(sources, history), list(sources)
 
     def count(messages: Sequence[ChatMessage]) -> int:
@@ -188,12 +195,23 @@ def fit_messages(
         # A client that knows its window but cannot count: UTF-8 bytes bound the tokens.
         return counted if counted is not None else sum(len(m.content.encode()) for m in messages)
 
-    fitted = fit_prompt(
-        question,
-        sources,
-        count=count,
-        limit=window - llm.answer_tokens,
-        system_prompt=system_prompt,
-        history=history,
-    )
+    def fit(shown: Sequence[ChatMessage]) -> FittedPrompt:
+        return fit_prompt(
+            question,
+            sources,
+            count=count,
+            limit=window - llm.answer_tokens,
+            history=history,
+            render=default_renderer(question, system_prompt, shown),
+        )
+
+    if examples:
+        try:
+            fitted = fit(examples)
+        except ContextTooLongError:
+            pass
+        else:
+            if not (fitted.dropped or fitted.trimmed or fitted.history_dropped):
+                return fitted.messages, fitted.sources
+    fitted = fit(())
     return fitted.messages, fitted.sources

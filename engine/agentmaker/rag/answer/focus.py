@@ -24,6 +24,7 @@ import re
 from collections.abc import Sequence
 
 from agentmaker.rag.answer.extractive import ScoredSentence, score_sentences
+from agentmaker.rag.answer.names import fold
 from agentmaker.rag.answer.prompting import SourceRef
 from agentmaker.rag.answer.tables import label_cells
 
@@ -79,6 +80,35 @@ def record_labels(passages: Sequence[str]) -> dict[str, int]:
             if not label.isdigit():
                 found.setdefault(label, set()).add(number)
     return {label: numbers.pop() for label, numbers in found.items() if len(numbers) == 1}
+
+
+def asked_records(question: str, passage: str) -> str:
+    """``passage``, or only its opening and the records ``question`` names by their
+    label when it names some: what the question asks of the "us-state-capitals" entry
+    is said there, not by the "wheat" entry beside it ("The electronic dataset was
+    created by Mike Bostock")."""
+    matches = list(_RECORD.finditer(passage))
+    if len(matches) < 2:
+        return passage
+    asked = fold(question)
+    ends = [*(m.start() for m in matches[1:]), len(passage)]
+    named_ones = [
+        passage[m.start() : end]
+        for m, end in zip(matches, ends, strict=True)
+        if _names_record(m.group(0), asked)
+    ]
+    if not named_ones:
+        return passage
+    return passage[: matches[0].start()] + "\n".join(named_ones)
+
+
+def _names_record(opening: str, asked: str) -> bool:
+    """Whether the folded question ``asked`` names the record that ``opening`` begins:
+    by a label of its own ("[barley]"), not a number or a row ("[158]", "[row 12]")."""
+    label = opening.strip().strip("[]").strip()
+    if label.isdigit() or re.fullmatch(r"(?:row|line) \d+", label):
+        return False
+    return len(label) >= 3 and bool(re.search(r"[A-Za-z]", label)) and fold(label) in asked
 
 
 def _records(content: str) -> list[str]:

@@ -31,8 +31,15 @@ _WORD_NUMBER = re.compile(
 )
 
 
+# Thousands separated by full stops, as much of Europe writes them: "273.879.750".
+_DOTTED_THOUSANDS = re.compile(r"[0-9]{1,3}(?:\.[0-9]{3}){2,}")
+
+
 def _plain(number: str) -> str:
-    """A number without thousands separators or trailing zeros after a decimal point."""
+    """A number without thousands separators (commas, or full stops in twos or more:
+    "273.879.750" is 273,879,750) or trailing zeros after a decimal point."""
+    if _DOTTED_THOUSANDS.fullmatch(number):
+        return number.replace(".", "")
     digits = number.replace(",", "")
     if "." in digits:
         digits = digits.rstrip("0").rstrip(".")

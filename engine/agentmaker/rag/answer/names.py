@@ -119,9 +119,20 @@ def _name_pattern(name: str) -> re.Pattern[str]:
     return re.compile(" " + r"(?: \w+)? ".join(map(re.escape, name.split())) + " ")
 
 
+_JOINED = re.compile(rf" (?:{'|'.join(_NAME_JOINERS)}) ")
+
+
 def named(name: str, folded: str) -> bool:
-    """Whether the folded ``name`` is in the ``folded`` text, allowing a middle word."""
-    return name in folded or bool(_name_pattern(name).search(folded))
+    """Whether the folded ``name`` is in the ``folded`` text, allowing a middle word; a
+    name joined by "of", "the", "von" … may stand as its parts, each in the text (the
+    model's "Skript of Herrn Prof. Dr. Leuzinger" is a German passage's "Skript von
+    Herrn Prof. Dr. Leuzinger")."""
+    if name in folded or _name_pattern(name).search(folded):
+        return True
+    parts = _JOINED.split(name)
+    return len(parts) > 1 and all(
+        _name_pattern(f" {part.strip()} ").search(folded) for part in parts
+    )
 
 
 def without_source(question: str) -> str:

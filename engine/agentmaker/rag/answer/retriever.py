@@ -18,6 +18,7 @@ from agentmaker.rag.answer.checked import (
     quote_answers,
 )
 from agentmaker.rag.answer.citations import CitationFilter, has_words, is_non_answer
+from agentmaker.rag.answer.examples import examples_for
 from agentmaker.rag.answer.expanders import ChunkExpander
 from agentmaker.rag.answer.extractive import TOP_PASSAGES, extractive_answer, with_heading
 from agentmaker.rag.answer.focus import focus_passages, record_labels
@@ -397,7 +398,13 @@ class AnswerStream(TextStream):
         try:
             # Only what fits the model's context, numbered as the model sees it.
             messages, self.sources = await asyncio.to_thread(
-                fit_messages, llm, self.question, self.sources, rag.system_prompt, self.history
+                fit_messages,
+                llm,
+                self.question,
+                self.sources,
+                rag.system_prompt,
+                self.history,
+                examples_for(self.question) if checks else (),
             )
         except ModelError as exc:
             async for piece in self._fallback(exc):
@@ -485,7 +492,13 @@ class AnswerStream(TextStream):
             # first one holds the answer; alone, it reads it (REPORT §10, session 8).
             again = CheckedAnswer(self.question, seen)
             one, _ = await asyncio.to_thread(
-                fit_messages, llm, self.question, self.sources[:1], rag.system_prompt, self.history
+                fit_messages,
+                llm,
+                self.question,
+                self.sources[:1],
+                rag.system_prompt,
+                self.history,
+                examples_for(self.question),
             )
             async for piece in self._checked_pass(llm, one, again, fall_back=False):
                 yield piece

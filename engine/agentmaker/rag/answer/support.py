@@ -44,6 +44,7 @@ from collections.abc import Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
+from agentmaker.rag.answer.focus import asked_records
 from agentmaker.rag.answer.grounding import numbers_in, stated_numbers
 from agentmaker.rag.answer.names import (
     CJK_CHAR,
@@ -206,7 +207,8 @@ def check_sentence(
     # …"), echoed by the answer, need not stand in the passage: a paper seldom names
     # itself. Any other name the question states still does ("the 1998 FIFA World Cup").
     titles = document_names(question)
-    names = [n for n in names if n not in titles]
+    tools = _tools(question, passages)
+    names = [n for n in names if n not in titles and n not in tools]
     asked = [name for name in names if name in fold(question)]
     asking = question_terms - _META
     # An answer without the question's words ("Mathieu Fenniak [4]") claims the whole
@@ -226,7 +228,7 @@ def check_sentence(
     plain = not new_numbers and not titles and all(name in asked for name in names)
     echo = frozenset(words & asking) if plain else None
     claim = _Claim(words, added, numbers, names, asked, min_coverage, about, echo)
-    evidence = [_evidence(passage) for passage in passages]
+    evidence = [_evidence(asked_records(question, passage)) for passage in passages]
     ranked = sorted(
         ((score, n) for n, e in enumerate(evidence, start=1) if (score := claim.held_by(e))),
         key=lambda x: (-x[0], x[1]),
@@ -236,6 +238,18 @@ def check_sentence(
         return SentenceCheck(sentence, body, cited, supporting, claim=True, scores=scores)
     pair = _best_pair(claim, evidence, cited)
     return SentenceCheck(sentence, body, cited, pair, claim=True, joint=bool(pair))
+
+
+def _tools(question: str, passages: Sequence[str]) -> set[str]:
+    """The words the question writes in lower case, as a command or a package is
+    written ("poetry self update", "pypdf's extract_text"), that a passage given holds
+    too, folded: a tool's own documentation seldom repeats its name beside the answer
+    ("*Introduced in 2.1.0*" under "## python" is Poetry's), so an answer that names
+    the tool ("Poetry 2.1.0") need not find it there. A person or a club is written with
+    capitals ("Iwan Roberts") and stays a name the passage must hold."""
+    held = " ".join(fold(passage) for passage in passages)
+    words = re.findall(r"(?<![\w.-])[a-z][a-z0-9]+(?![\w-])", question)
+    return {name for word in words if (name := f" {word} ") in held}
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,12 @@ def test_numbers_from_memory_are_found_and_the_passages_own_are_not() -> None:
     assert unsupported_numbers("25 men [1]", ["twenty-five men"]) == []
     assert unsupported_numbers("造成12人死亡 [1]", ["踩踏事故，造成12人死亡。"]) == []
     assert unsupported_numbers("[1] [12]", ["nothing"]) == []  # markers are not numbers
+    # Thousands separated by full stops, as a German or Indonesian table writes them.
+    table = ["| Population | 83.190.556 | 273.879.750 |"]
+    assert unsupported_numbers("Indonesia has 273,879,750 people [1].", table) == []
+    assert unsupported_numbers("Indonesia has 273,879,751 people [1].", table) == ["273,879,751"]
+    # A version is no such number: 6.12.0 is not 6120.
+    assert unsupported_numbers("Fixed in 6120 [1].", ["## Version 6.12.0"]) == ["6120"]
 
 
 def test_the_answer_carries_the_numbers_to_check(tmp_path: Path) -> None:

@@ -627,3 +627,49 @@ def test_where_the_question_says_to_look_need_not_stand_in_the_passage() -> None
     assert check_sentence(question, said, [scan]).supporting == (1,)
     other = "How long does a CT scan take for Understanding Breast Cancer patients?"
     assert not check_sentence(other, said, [scan]).supported
+
+
+def test_a_name_joined_by_of_may_stand_as_its_parts() -> None:
+    notes = (
+        "Folgende Definition wurde dem Skript von Herrn Prof. Dr. Leuzinger für Lineare "
+        "Algebra entnommen: Definition 82 Es seien V und W K-Vektorräume."
+    )
+    asked = "From whose linear algebra script was the definition of an affine map taken?"
+    said = "The definition was taken from the Skript of Herrn Prof. Dr. Leuzinger. [1]"
+    assert check_sentence(asked, said, [notes]).supporting == (1,)
+    # Each part must be there: another professor's script is no support.
+    other = notes.replace("Leuzinger", "Herrlich")
+    assert not check_sentence(asked, said, [other]).supported
+
+
+def test_what_the_question_asks_of_a_named_record_is_said_in_that_record() -> None:
+    entries = (
+        "[us-state-capitals]\ndescription: US state capitals with latitude and longitude.\n"
+        "[wheat]\ndescription: The electronic dataset was created by Mike Bostock and "
+        "released into the public domain."
+    )
+    question = "Who compiled the us-state-capitals dataset?"
+    said = "The us-state-capitals dataset was compiled by Mike Bostock. [1]"
+    assert not check_sentence(question, said, [entries]).supported
+    # Asked of the wheat entry, the same passage says it.
+    wheat = "Who created the electronic wheat dataset?"
+    assert check_sentence(wheat, "Mike Bostock created it. [1]", [entries]).supporting == (1,)
+    # A question that names no entry is checked against the whole passage, as before.
+    anyone = "Who created the electronic dataset in the public domain?"
+    bostock = "Mike Bostock created the electronic dataset. [1]"
+    assert check_sentence(anyone, bostock, [entries]).supporting == (1,)
+
+
+def test_a_tool_the_question_names_by_its_command_need_not_stand_in_its_own_docs() -> None:
+    section = "## python\n\nThe `python` namespace groups subcommands.\n\n*Introduced in 2.1.0*"
+    listing = "### python list\n\n```bash\npoetry python list\n```"
+    question = "Since which Poetry version does the poetry python command namespace exist?"
+    said = "The poetry python namespace exists since Poetry version 2.1.0. [1]"
+    assert check_sentence(question, said, [section, listing]).supporting == (1,)
+    # Only a tool some passage names: with none, Poetry is a name like any other.
+    assert not check_sentence(question, said, [section]).supported
+    # A person the question writes with capitals is a name the passage must hold.
+    goal = "He scored his first goal against Watford Town in 1986."
+    asked = "Against which club did Iwan Roberts score his first goal?"
+    roberts = "Iwan Roberts scored his first goal against Watford Town. [1]"
+    assert not check_sentence(asked, roberts, [goal, "Iwan Roberts played for Norwich."]).supported
