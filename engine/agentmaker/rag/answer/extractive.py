@@ -130,8 +130,10 @@ def extractive_answer(
         # The passage the model pointed at shares no word with the question (written in
         # another language: "im Wintersemester 2013/2014 … geschrieben" to "In which
         # semester were the notes written?"): its opening sentence, not another's words.
+        # A whole sentence, not a title's broken line ("Einführung in die").
         first = next(n for n in prefer if any(s.passage == n for s in pointed))
-        opening = next(s for s in pointed if s.passage == first)
+        own = [s for s in pointed if s.passage == first]
+        opening = next((s for s in own if _whole(s.display)), own[0])
         opening.score = max(s.score for s in sentences) + 1.0
     chosen = _choose(
         question, sentences, idf, max_sentences, per_passage, min_relative_score, top_passages
@@ -236,6 +238,13 @@ def _link_piece(text: str) -> bool:
     if _AUTHOR_DATE.match(text):
         return True
     return bool(_URLISH.search(text)) and not _WORD.search(_URLISH.sub(" ", text))
+
+
+def _whole(display: str) -> bool:
+    """Whether ``display`` reads as a whole sentence: it ends as one and has a few words
+    (not "Auflage, 31."), or is too long to be a title or a label."""
+    words = len(display.split())
+    return words > 8 or (words >= 4 and bool(re.search(r"[.!?。！？]\W*$", display)))
 
 
 def _sentences(

@@ -210,6 +210,10 @@ def test_a_quote_favours_the_passage_the_model_pointed_at() -> None:
     assert extractive_answer(asked, [written, notes]).text.endswith("[1]")
     german = extractive_answer(asked, [written, notes], prefer=[2], top_passages=0)
     assert german.text == "Dieses Skript wurde im Wintersemester 2013/2014 geschrieben. [2]"
+    # Its opening sentence, not a title's broken line above it.
+    titled = "Einführung in die\n" + notes
+    german = extractive_answer(asked, [written, titled], prefer=[2], top_passages=0)
+    assert german.text == "Dieses Skript wurde im Wintersemester 2013/2014 geschrieben. [2]"
 
 
 NIGHTINGALE = (
