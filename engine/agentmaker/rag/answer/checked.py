@@ -65,8 +65,10 @@ QUOTE_COVERAGE = 0.6
 # Questions whose answer is a number (not "when": "after surgery" answers that). Narrower
 # than extractive's ``_ASKS_NUMBER``, which only favours sentences with digits: this one
 # holds back an answer until it states a number.
+# Not "how big" or "how large": a size is often told by a likeness ("a hole big enough to
+# bury a horse").
 _ASKS_FOR_NUMBER = re.compile(
-    r"\b(how (many|much|long|old|far|often|big|large|tall|high)|what (year|percentage|"
+    r"\b(how (many|much|long|old|far|often|tall|high)|what (year|percentage|"
     r"number|amount|share|proportion|fee|price|cost)|(what|which)( \w+)? (version|release)|"
     r"(tele)?phone number|"
     r"in what year)\b|多少|几|哪一?年",

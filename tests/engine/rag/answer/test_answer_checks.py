@@ -298,3 +298,14 @@ def test_a_bare_number_to_a_chinese_question_gets_the_unit_its_passage_writes() 
     assert english.feed("67000 [1]") + english.flush() == "67000 [1]"
     plain = CheckedAnswer("体育场建于哪一年？", ["体育场建于1937。"])
     assert plain.feed("1937 [1]") + plain.flush() == "1937 [1]"
+
+
+def test_a_size_may_be_told_by_a_likeness() -> None:
+    question = "How big a hole did the rebel shell leave?"
+    passage = "It exploded, leaving a hole big enough to bury a horse."
+    checked = CheckedAnswer(question, [passage])
+    shown = checked.feed("The shell left a hole big enough to bury a horse. [1]") + checked.flush()
+    assert shown == "The shell left a hole big enough to bury a horse. [1]"
+    # A count still needs its number: "how many" is answered by one.
+    counted = CheckedAnswer("How many shells fell near the tent?", ["Two shells fell."])
+    assert counted.feed("Shells fell near the tent. [1]") + counted.flush() == ""
