@@ -14,7 +14,8 @@ model was given. A passage supports the sentence when
    passage as written (case and accents aside; one more word may stand inside it: "Iwan
    Roberts" is "Iwan Wyn Roberts"; a person the question names may be called by the
    surname: "Roberts"; a US state may stand as its postal code: "Virginia" is a row's
-   "VA"),
+   "VA"; a tool the question writes in lower case, "poetry self update", need not stand
+   in its own documentation when another passage names it),
 3. most of its content words are in the passage (``min_coverage``; a paraphrase keeps
    most words, an answer from memory does not): of all its words, or of the words it
    adds to the question ("July 1805" to "In what month and year does the opening
@@ -24,9 +25,10 @@ model was given. A passage supports the sentence when
    to "Which company sponsored PyPDF2?" from a passage that only links his name.
 
 A passage is what the model read of it, its header line included ("Version 5.0.0,
-2024-09-15" is often only there). When no passage supports a sentence alone, two that
-each hold a part of it may support it together (a biography and its infobox); the
-sentence then cites both.
+2024-09-15" is often only there); of a passage of records, only the records the
+question names by their label when it names some ("us-state-capitals"). When no
+passage supports a sentence alone, two that each hold a part of it may support it
+together (a biography and its infobox); the sentence then cites both.
 
 The caller keeps the citations of supporting passages (those nearly as good as the best
 cited one, :data:`CITE_MARGIN`), re-points a citation to a passage that supports the
