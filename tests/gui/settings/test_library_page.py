@@ -167,6 +167,8 @@ def test_choosing_this_computer_again_reopens_the_file(
     desk, qloop, settings_file: Path, memory_keyring: MemoryKeyring
 ) -> None:
     library_file = Path(desk.bridge.library.path)
+    # The opening scan's report must land while the loop runs, not while a dialog opens.
+    qloop.run(desk.bridge.folders.wait_idle())
     dialog = desk.open_settings()
     dialog.library_page.team_choice.setChecked(True)
     dialog.library_page.url.setText(f"postgresql://127.0.0.1:{_closed_port()}/library")
@@ -180,6 +182,7 @@ def test_choosing_this_computer_again_reopens_the_file(
     save = dialog.findChild(QDialogButtonBox).button(QDialogButtonBox.StandardButton.Save)
     qloop.call(save.click)
     qloop.run(desk.bridge.wait_idle())
+    qloop.run(desk.bridge.folders.wait_idle())  # the reopened library's scan, likewise
     assert desk.bridge.library is not None
     assert Path(desk.bridge.library.path) == library_file
     assert SettingsStore(settings_file).load().library.kind == "local"
