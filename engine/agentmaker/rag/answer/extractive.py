@@ -21,7 +21,12 @@ from collections import Counter
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 
-from agentmaker.rag.answer.sentences import passage_sentences, split_sentences, terms
+from agentmaker.rag.answer.sentences import (
+    LABEL_WORDS,
+    passage_sentences,
+    split_sentences,
+    terms,
+)
 
 __all__ = [
     "ExtractiveAnswer",
@@ -244,7 +249,7 @@ def _whole(display: str) -> bool:
     """Whether ``display`` reads as a whole sentence: it ends as one and has a few words
     (not "Auflage, 31."), or is too long to be a title or a label."""
     words = len(display.split())
-    return words > 8 or (words >= 4 and bool(re.search(r"[.!?。！？]\W*$", display)))
+    return words > LABEL_WORDS or (words >= 4 and bool(re.search(r"[.!?。！？]\W*$", display)))
 
 
 def _sentences(

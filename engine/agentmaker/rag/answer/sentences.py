@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass
 
 __all__ = [
+    "LABEL_WORDS",
     "TABLE_RULE",
     "Sentence",
     "is_abbreviation",
@@ -26,6 +27,9 @@ __all__ = [
 
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
 _TERM = re.compile(rf"[{_CJK}]+|[^\W{_CJK}]+")
+#: A line of at most this many words that does not end as a sentence is a label (a
+#: heading, "Dutch" above the Dutch text); a quote is longer or ends as a sentence.
+LABEL_WORDS = 8
 
 
 def _word_set(text: str) -> frozenset[str]:

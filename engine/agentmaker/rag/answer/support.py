@@ -56,7 +56,7 @@ from agentmaker.rag.answer.names import (
     names_in,
     without_source,
 )
-from agentmaker.rag.answer.sentences import is_abbreviation, terms
+from agentmaker.rag.answer.sentences import LABEL_WORDS, is_abbreviation, terms
 from agentmaker.rag.answer.us_states import state_code, state_name
 
 __all__ = [
@@ -94,7 +94,6 @@ _TWO_CAPITALS = re.compile(r"(?<![\w.])[A-Z]{2}(?!\w)")
 # "Red and dry skin", a heading).
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？；])")
 _LABEL_END = re.compile(r"[.!?。！？；:,]\W*$")
-LABEL_WORDS = 8
 # Last words of names that are not people's: "Norwich City" is not "Leicester City".
 _NOT_SURNAMES = frozenset(
     re.findall(
@@ -208,8 +207,9 @@ def check_sentence(
     # The document the question names ("In the DPR paper, …", "The Poetry FAQ suggests
     # …"), echoed by the answer, need not stand in the passage: a paper seldom names
     # itself. Any other name the question states still does ("the 1998 FIFA World Cup").
+    evidence = [_evidence(asked_records(question, passage)) for passage in passages]
     titles = document_names(question)
-    tools = _tools(question, passages)
+    tools = _tools(question, evidence)
     names = [n for n in names if n not in titles and n not in tools]
     asked = [name for name in names if name in fold(question)]
     asking = question_terms - _META
@@ -230,7 +230,6 @@ def check_sentence(
     plain = not new_numbers and not titles and all(name in asked for name in names)
     echo = frozenset(words & asking) if plain else None
     claim = _Claim(words, added, numbers, names, asked, min_coverage, about, echo)
-    evidence = [_evidence(asked_records(question, passage)) for passage in passages]
     ranked = sorted(
         ((score, n) for n, e in enumerate(evidence, start=1) if (score := claim.held_by(e))),
         key=lambda x: (-x[0], x[1]),
@@ -242,14 +241,14 @@ def check_sentence(
     return SentenceCheck(sentence, body, cited, pair, claim=True, joint=bool(pair))
 
 
-def _tools(question: str, passages: Sequence[str]) -> set[str]:
+def _tools(question: str, evidence: Sequence[_Evidence]) -> set[str]:
     """The words the question writes in lower case, as a command or a package is
     written ("poetry self update", "pypdf's extract_text"), that a passage given holds
     too, folded: a tool's own documentation seldom repeats its name beside the answer
     ("*Introduced in 2.1.0*" under "## python" is Poetry's), so an answer that names
     the tool ("Poetry 2.1.0") need not find it there. A person or a club is written with
     capitals ("Iwan Roberts") and stays a name the passage must hold."""
-    held = " ".join(fold(passage) for passage in passages)
+    held = " ".join(e.folded for e in evidence)
     words = re.findall(r"(?<![\w.-])[a-z][a-z0-9]+(?![\w-])", question)
     return {name for word in words if (name := f" {word} ") in held}
 
