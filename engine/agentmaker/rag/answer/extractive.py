@@ -118,10 +118,11 @@ def extractive_answer(
     passages numbered in ``prefer`` (those a model pointed at) score
     :data:`PREFERRED_BOOST` times higher. Passages ranked up to ``top_passages`` may add
     sentences besides the best sentence's own passage (0: only that passage does, unless
-    a sentence brings the question's focus word). When the question asks for a number
-    and the best sentence's passage has a heading (``headings``, by passage) holding a
-    number its quoted sentences lack, the heading is shown before them: "CHANGELOG >
-    Version 6.15.0, 2026-07-01 > New Features (ENH): AppearanceStream: Add support…".
+    a sentence brings the question's focus word, from a passage the model pointed at if
+    it pointed). When the question asks for a number and the best sentence's passage has
+    a heading (``headings``, by passage) holding a number its quoted sentences lack, the
+    heading is shown before them: "CHANGELOG > Version 6.15.0, 2026-07-01 > New Features
+    (ENH): AppearanceStream: Add support…".
     """
     sentences = _sentences(passages)
     if not sentences or max_sentences < 1:
@@ -141,7 +142,14 @@ def extractive_answer(
         opening = next((s for s in own if _whole(s.display)), own[0])
         opening.score = max(s.score for s in sentences) + 1.0
     chosen = _choose(
-        question, sentences, idf, max_sentences, per_passage, min_relative_score, top_passages
+        question,
+        sentences,
+        idf,
+        max_sentences,
+        per_passage,
+        min_relative_score,
+        top_passages,
+        frozenset(prefer),
     )
     anchor = chosen[0].passage
     chosen.sort(key=lambda s: (s.passage, s.position))
@@ -318,8 +326,12 @@ def _choose(
     per_passage: int,
     min_relative: float,
     top_passages: int,
+    pointed: frozenset[int] = frozenset(),
 ) -> list[_Sentence]:
-    """The anchor (best whole sentence), then sentences that add what it lacks."""
+    """The anchor (best whole sentence), then sentences that add what it lacks. When a
+    model pointed at passages (``pointed``), no other passage's sentence is glued on for
+    bringing the question's focus word ("The last release of PyPI was pyPdf 1.13" after
+    the changelog entry the model pointed at, to "In which pypdf release …")."""
     whole = [s for s in sentences if not s.fragment] or sentences
     ranked = sorted(
         (s for s in whole if s.score > 0), key=lambda s: (-s.score, s.passage, s.position)
@@ -338,6 +350,8 @@ def _choose(
             break
         new = s.matched - covered
         adds_focus = focus is not None and focus in new
+        if pointed and s.passage not in pointed | {anchor.passage}:
+            adds_focus = False
         if s.score < min_relative * anchor.score and not adds_focus:
             continue
         if not adds_focus and sum(idf[t] for t in new) < MIN_GAIN * total:

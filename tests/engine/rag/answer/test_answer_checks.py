@@ -216,6 +216,21 @@ def test_a_quote_favours_the_passage_the_model_pointed_at() -> None:
     assert german.text == "Dieses Skript wurde im Wintersemester 2013/2014 geschrieben. [2]"
 
 
+def test_a_quote_for_a_pointer_adds_no_other_passage_for_the_focus_word() -> None:
+    cmaps = "### New Features (ENH)\n- Add Japanese predefined CMaps (#3800)"
+    heading = "CHANGELOG > Version 6.13.0, 2026-05-18"
+    history = "The last release of PyPI was pyPdf 1.13 in 2010."
+    asked = "In which pypdf release were Japanese predefined CMaps added?"
+    passages = [with_heading(asked, heading, cmaps), history]
+    entry = f"{heading}: Add Japanese predefined CMaps (#3800) [1]"
+    # Unpointed, a sentence bringing the focus word ("release") may join the quote...
+    glued = extractive_answer(asked, passages, headings=[heading, ""], top_passages=0)
+    assert glued.text == f"{entry} {history} [2]"
+    # ...but the model pointed at [1]: its entry alone.
+    pointed = extractive_answer(asked, passages, prefer=[1], headings=[heading, ""], top_passages=0)
+    assert pointed.text == entry
+
+
 NIGHTINGALE = (
     "[crimea] This is a dataset containing monthly casualty counts from the Crimean war. "
     "It was originally published in 1858 by Florence Nightingale."
