@@ -79,6 +79,9 @@ HELDOUT_SETS = {
     # New Chinese questions (other facts), same library as v1's and v10's. Written in
     # session 15.
     "heldout15": (DATA / "answer_quality_heldout15.tsv", range(30, 36), range(36, 54)),
+    # New Chinese questions (other facts), same library as v4's, v7's and v11's. Written
+    # in session 16.
+    "heldout16": (DATA / "answer_quality_heldout16.tsv", range(106, 114), range(114, 132)),
 }
 #: RGB-zh positions of the dev questions and their distractors.
 ZH_DEV, ZH_DEV_DISTRACTORS = range(0, 10), range(10, 30)
