@@ -11,6 +11,8 @@ from agentmaker.errors import ModelError, ModelResponseError
 from agentmaker.models.llm import ChatMessage, LLMClient
 from agentmaker.rag.answer.budget import fit_messages
 from agentmaker.rag.answer.checked import (
+    CONFIRMED_COVERAGE,
+    QUOTE_COVERAGE,
     CheckedAnswer,
     answer_when_unsupported,
     not_found_text,
@@ -18,6 +20,7 @@ from agentmaker.rag.answer.checked import (
     quote_answers,
 )
 from agentmaker.rag.answer.citations import CitationFilter, has_words, is_non_answer
+from agentmaker.rag.answer.confirm import quote_confirmed
 from agentmaker.rag.answer.examples import examples_for
 from agentmaker.rag.answer.expanders import ChunkExpander
 from agentmaker.rag.answer.extractive import TOP_PASSAGES, extractive_answer, with_heading
@@ -102,6 +105,7 @@ class RagRetriever:
         top_k: int | None = None,
         check_answers: bool = True,
         second_look: bool = True,
+        confirm_quotes: bool = True,
     ) -> None:
         self.retriever = retriever
         self.source_store = source_store
@@ -118,6 +122,10 @@ class RagRetriever:
         #: With checked answers: when nothing the model wrote is supported, ask it again
         #: with the first passage alone before quoting or abstaining.
         self.second_look = second_look
+        #: With checked answers: passages quoted in place of the model's answer are
+        #: shown only when the model confirms they answer (confirm.py); when it said it
+        #: does not know, a quote holding less of the question may then be shown.
+        self.confirm_quotes = confirm_quotes
 
     @classmethod
     def from_config(
@@ -506,13 +514,24 @@ class AnswerStream(TextStream):
                 self.note, self.withheld = "second_look", list(again.withheld)
                 self.unsupported = unsupported_numbers(self.answer, seen)
                 return
+        confirm = rag.confirm_quotes
+        # "I don't know", and nothing pointed at: the quote the model is asked to confirm
+        # is the extractive answer (of the first passages), not one passage's sentences.
+        declined_only = checked.non_answer and not checked.pointed and confirm
         fallback = answer_when_unsupported(
             self.query,
             [f"{s.heading_path}\n{s.content}" for s in self.sources],
             pointed=checked.pointed if checked.only_pointed else (),
+            quote_coverage=CONFIRMED_COVERAGE if declined_only else QUOTE_COVERAGE,
         )
-        quote = self._quote(fallback.pointed, instead=True) if fallback.quote else ""
-        if quote and quote_answers(self.query, quote):  # a passage matches the question
+        quote = ""
+        if fallback.quote:
+            quote = self._quote(fallback.pointed, instead=not declined_only)
+        if (
+            quote
+            and quote_answers(self.query, quote)  # a passage matches the question
+            and (not confirm or await quote_confirmed(llm, self.query, quote))
+        ):
             self.extractive = True
             declined = checked.non_answer or checked.only_pointed
             self.note = "quoted_not_answered" if declined else "quoted_unsupported"

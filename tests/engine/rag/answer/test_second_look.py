@@ -68,9 +68,9 @@ def test_a_second_look_that_still_finds_nothing_leaves_the_first_readings_outcom
 ) -> None:
     # Unsupported both times: the usual outcome of the first reading (quotes here, since
     # the first passage holds the question's words), and the first draft in the note.
-    llm = ScriptedLLM(["The guns were of 12-inch calibre. [1]", "I don't know."])
+    llm = ScriptedLLM(["The guns were of 12-inch calibre. [1]", "I don't know.", "Yes."])
     result = _ask(library, llm)
-    assert len(llm.calls) == 2
+    assert len(llm.calls) == 3  # two readings, then the model confirms the quote
     assert result.note == "quoted_unsupported" and result.extractive
     assert result.draft == "The guns were of 12-inch calibre. [1]"
     assert "nine-inch calibre" in result.answer
@@ -82,9 +82,9 @@ def test_a_second_look_that_still_finds_nothing_leaves_the_first_readings_outcom
 
 
 def test_a_model_failure_in_the_second_look_only_ends_the_look(library: Library) -> None:
-    llm = ScriptedLLM(["I don't know.", ModelError("the runtime stopped")])
+    llm = ScriptedLLM(["I don't know.", ModelError("the runtime stopped"), "Yes."])
     result = _ask(library, llm)
-    assert len(llm.calls) == 2 and result.error == ""
+    assert len(llm.calls) == 3 and result.error == ""
     assert result.note == "quoted_not_answered" and "nine-inch calibre" in result.answer
 
 
@@ -92,9 +92,9 @@ def test_no_second_look_when_the_first_answer_is_shown_or_it_is_off(library: Lib
     llm = ScriptedLLM([ANSWER])
     assert _ask(library, llm).answer == ANSWER and len(llm.calls) == 1
     library.rag.second_look = False
-    llm = ScriptedLLM(["I don't know."])
+    llm = ScriptedLLM(["I don't know.", "Yes."])
     result = _ask(library, llm)
-    assert len(llm.calls) == 1 and result.note == "quoted_not_answered"
+    assert len(llm.calls) == 2 and result.note == "quoted_not_answered"
 
 
 def test_stop_during_the_second_look_closes_its_stream(library: Library) -> None:

@@ -232,7 +232,8 @@ def test_an_unsupported_key_claim_is_not_presented_as_the_answer(library: Librar
 
 
 def test_i_dont_know_beside_a_matching_passage_shows_its_quotes(library: Library) -> None:
-    library.set_llm(_checking(["I don't know. [1]"]))
+    # Two readings (the second of the first passage alone), then the model confirms.
+    library.set_llm(_checking(["I don't know. [1]", "I don't know.", "Yes."]))
     result = asyncio.run(library.rag.ask("What calibre were the large siege guns?"))
     assert result.extractive and result.note == "quoted_not_answered"
     assert "nine-inch calibre" in result.answer and "[" in result.answer
@@ -397,7 +398,8 @@ def test_an_answer_that_only_points_at_a_passage_is_replaced_by_its_quotes(
         question = "What calibre were the large siege guns of the Confederates?"
         hits = asyncio.run(lib.rag.aretrieve(question, top_k=5))
         south = 1 + next(i for i, h in enumerate(hits) if "six-inch" in h.content)
-        lib.set_llm(_checking([f"The calibre of the large siege guns is [{south}]."]))
+        pointer = f"The calibre of the large siege guns is [{south}]."
+        lib.set_llm(_checking([pointer, "I don't know.", "Yes."]))
         result = asyncio.run(lib.rag.ask(question))
         # The passage it pointed at is quoted, not every passage that matches.
         assert result.extractive and result.note == "quoted_not_answered"
@@ -417,7 +419,7 @@ def _ask_each(
         lib = Library.open(folder / f"each{n}.sqlite", embedder=FakeEmbedder())
         try:
             lib.pipeline.ingest_text(f"{heading}\n\n{text}", source="notes.md", fmt="md")
-            lib.set_llm(_checking([draft]))
+            lib.set_llm(_checking([draft, "Yes."]))  # one passage: no second look
             results.append(asyncio.run(lib.rag.ask(question)))
         finally:
             lib.close()
@@ -469,7 +471,7 @@ def test_a_checked_answer_of_bare_markers_quotes_the_passage_it_names(library: L
         for i, h in enumerate(asyncio.run(library.rag.aretrieve(question)))
         if "calibre" in h.content
     )
-    library.set_llm(_checking([f"[{siege}]"]))
+    library.set_llm(_checking([f"[{siege}]", "I don't know.", "Yes."]))
     result = asyncio.run(library.rag.ask(question))
     assert result.answer == f"{GUNS} [{siege}]" and result.note == "quoted_not_answered"
 
