@@ -93,3 +93,20 @@ def test_without_confirmation_only_a_quote_holding_most_of_the_question_is_shown
     result = _ask(library, llm, CALIBRE)
     assert len(llm.calls) == 2 and result.note == "quoted_not_answered"
     assert "nine-inch calibre" in result.answer
+
+
+def test_stop_while_the_model_confirms_closes_its_stream(library: Library) -> None:
+    llm = ScriptedLLM(["I don't know.", "I don't know.", "Yes, it does."], delay=0.05)
+    llm.checks_answers = True
+    library.set_llm(llm)
+
+    async def run() -> None:
+        task = asyncio.ensure_future(library.rag.ask(OXEN))
+        while len(llm.calls) < 3:  # the confirmation has begun
+            await asyncio.sleep(0.01)
+        task.cancel()  # as the window's Stop does
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    asyncio.run(run())
+    assert llm.closed_streams == 3  # the confirmation's stream too
