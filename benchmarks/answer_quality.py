@@ -82,6 +82,9 @@ HELDOUT_SETS = {
     # New Chinese questions (other facts), same library as v4's, v7's and v11's. Written
     # in session 16.
     "heldout16": (DATA / "answer_quality_heldout16.tsv", range(106, 114), range(114, 132)),
+    # New Chinese questions (other facts), same library as v5's, v6's and v13's. Written
+    # in session 16, after v16 was run.
+    "heldout17": (DATA / "answer_quality_heldout17.tsv", range(132, 140), range(140, 150)),
 }
 #: RGB-zh positions of the dev questions and their distractors.
 ZH_DEV, ZH_DEV_DISTRACTORS = range(0, 10), range(10, 30)
