@@ -8,8 +8,11 @@ the list to the packages I declared explicitly?" with few of its words, while "I
 Roberts came third in a vote…" shares many with "In what year was Norwich City founded?"
 and answers nothing. A 1.5B model asked one short question ("does this text give the
 answer?", a word back, about a second on two cores) judged 73 such quotes of the
-benchmark's tuning sets: it said yes to all 26 that held the answer, and no to 35 of
-the 47 that did not (REPORT §10, session 16).
+benchmark's tuning sets: it said yes to 25 of the 27 that held the answer and no to 41
+of the 46 that did not (REPORT §10, session 16). Every quote is confirmed; one holding
+little of the question is offered only after the model said it does not know: after an
+answer the checks refused, it confirmed wrong quotes too often ("Name: saab 99e" as the
+car's transmission), so those quotes still need most of the question's words.
 """
 
 from __future__ import annotations
