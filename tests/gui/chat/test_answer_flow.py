@@ -150,14 +150,14 @@ def test_an_answer_from_the_second_look_is_linked_and_noted(desk, qloop, tmp_pat
     ):
         (tmp_path / name).write_text(f"# {name}\n\n{text}\n", encoding="utf-8")
     qloop.run(desk.bridge.aingest([str(tmp_path / "siege.md"), str(tmp_path / "pickets.md")]))
-    # "I don't know" from both passages; from the first alone, the answer.
-    llm = ScriptedLLM(["I don't know.", "They were of nine-inch calibre. [1]"], delay=0.01)
+    # "I don't know" from both passages; from the first alone, the answer (confirmed).
+    llm = ScriptedLLM(["I don't know.", "They were of nine-inch calibre. [1]", "Yes."], delay=0.01)
     llm.checks_answers = True  # as the built-in model does
     desk.bridge.library.set_llm(llm)
     _ask(desk, qloop, "What calibre were the large siege guns?")
     view = desk.transcript
     assert view.answer_text() == "They were of nine-inch calibre. [1]"
-    assert "cite:0-1" in view.anchors() and len(llm.calls) == 2
+    assert "cite:0-1" in view.anchors() and len(llm.calls) == 3
     assert "this one is from its second reading, of passage [1] alone" in (
         view.browser.toPlainText()
     )

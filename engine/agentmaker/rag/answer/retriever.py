@@ -122,9 +122,10 @@ class RagRetriever:
         #: With checked answers: when nothing the model wrote is supported, ask it again
         #: with the first passage alone before quoting or abstaining.
         self.second_look = second_look
-        #: With checked answers: passages quoted in place of the model's answer are
-        #: shown only when the model confirms they answer (confirm.py); when it said it
-        #: does not know, a quote holding less of the question may then be shown.
+        #: With checked answers: passages quoted in place of the model's answer, and the
+        #: answer of a second look, are shown only when the model confirms they answer
+        #: (confirm.py); when it said it does not know, a quote holding less of the
+        #: question may then be shown.
         self.confirm_quotes = confirm_quotes
 
     @classmethod
@@ -508,9 +509,16 @@ class AnswerStream(TextStream):
                 self.history,
                 examples_for(self.question),
             )
-            async for piece in self._checked_pass(llm, one, again, fall_back=False):
-                yield piece
-            if again.shown:
+            # Held back until the model confirms it answers: made to read one passage, it
+            # may answer from it whatever it asks ("The horses were brought. [1]" to
+            # "What was the name of Dolokhov's horse?"). A few words, a second later.
+            pieces = [p async for p in self._checked_pass(llm, one, again, fall_back=False)]
+            reading = "".join(pieces)
+            if again.shown and (
+                not rag.confirm_quotes or await quote_confirmed(llm, self.query, reading)
+            ):
+                for piece in pieces:
+                    yield piece
                 self.note, self.withheld = "second_look", list(again.withheld)
                 self.unsupported = unsupported_numbers(self.answer, seen)
                 return

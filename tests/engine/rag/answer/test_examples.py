@@ -60,7 +60,7 @@ def test_a_server_model_gets_no_example(library: Library) -> None:
 
 
 def test_a_second_look_sees_the_example_too(library: Library) -> None:
-    llm = ScriptedLLM(["我不知道。", ANSWER])
+    llm = ScriptedLLM(["我不知道。", ANSWER, "是。"])  # the model confirms its second reading
     assert _ask(library, llm, QUESTION) == ANSWER
     assert [m.content for m in llm.calls[1][1:3]] == [m.content for m in examples_for(QUESTION)]
 

@@ -50,12 +50,14 @@ def _passage_blocks(call: list[ChatMessage]) -> int:
 
 
 def test_a_declined_answer_gets_a_second_look_at_the_first_passage(library: Library) -> None:
-    llm = ScriptedLLM(["I don't know.", ANSWER])
+    llm = ScriptedLLM(["I don't know.", ANSWER, "Yes."])
     result = _ask(library, llm)
     assert result.answer == ANSWER and result.note == "second_look"
     assert not result.abstained and not result.extractive
     assert result.draft == "I don't know."  # the first reading, kept for the note
-    first, second = llm.calls
+    first, second, confirmed = llm.calls
+    # Shown once the model confirmed that its second reading answers the question.
+    assert "nine-inch calibre" in confirmed[-1].content and QUESTION in confirmed[-1].content
     assert _passage_blocks(first) == len(result.sources) > 1
     # The second prompt holds the first passage alone, numbered as the reader sees it.
     assert _passage_blocks(second) == 1
@@ -97,18 +99,33 @@ def test_no_second_look_when_the_first_answer_is_shown_or_it_is_off(library: Lib
     assert len(llm.calls) == 2 and result.note == "quoted_not_answered"
 
 
+def test_a_second_reading_the_model_does_not_confirm_is_not_shown(library: Library) -> None:
+    # Made to read one passage, the model answered from it what the question does not ask
+    # (its passage says it: the checks let it through).
+    oxen = "It took ten yoke of oxen to haul each one to its place. [1]"
+    llm = ScriptedLLM(["I don't know.", oxen, "No.", "No."])
+    result = _ask(library, llm)
+    # Not confirmed; nor is the quote offered after it (the fourth call).
+    assert len(llm.calls) == 4 and oxen.removesuffix(" [1]") in llm.calls[2][-1].content
+    assert result.abstained and result.answer == NOT_FOUND_ANSWER
+
+
 def test_stop_during_the_second_look_closes_its_stream(library: Library) -> None:
-    llm = ScriptedLLM(["I don't know.", ANSWER + " It took ten yoke of oxen. [1]"], delay=0.01)
+    llm = ScriptedLLM(["I don't know.", ANSWER + " It took ten yoke of oxen. [1]"], delay=0.05)
     llm.checks_answers = True
     library.set_llm(llm)
 
     async def run() -> str:
         stream = library.rag.ask_stream(QUESTION)
-        first = await stream.__anext__()  # the second look's first sentence
-        await stream.aclose()
-        return first
+        task = asyncio.ensure_future(stream.__anext__())
+        while len(llm.calls) < 2:  # the second look has begun
+            await asyncio.sleep(0.01)
+        task.cancel()  # as the window's Stop does
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        return stream.answer
 
-    assert asyncio.run(run()) == ANSWER
+    assert asyncio.run(run()) == ""  # nothing of the unconfirmed reading was shown
     assert len(llm.calls) == 2 and llm.closed_streams == 2
 
 
