@@ -12,7 +12,9 @@ benchmark's tuning sets: it said yes to 25 of the 27 that held the answer and no
 of the 46 that did not (REPORT §10, session 16). Every quote is confirmed; one holding
 little of the question is offered only after the model said it does not know: after an
 answer the checks refused, it confirmed wrong quotes too often ("Name: saab 99e" as the
-car's transmission), so those quotes still need most of the question's words.
+car's transmission), so those quotes still need most of the question's words. A second
+look's answer (the model made to read the first passage alone) is confirmed the same way
+before it is shown: so read, the model answers from the passage whatever it asks.
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ CONFIRM_SYSTEM_PROMPT = (
 )
 #: Tokens the reply may take: "yes", "no", "Yes." (a longer reply is cut, not waited for).
 _REPLY_TOKENS = 3
-_YES = ("yes", "是", "对")
+_YES = ("yes", "是")
 _SPACES = re.compile(r"[ \t]+")
 
 
