@@ -27,7 +27,8 @@ from agentmaker.conversations.records import (
 )
 from agentmaker.conversations.store import ConversationStore
 from agentmaker.errors import ConfigurationError, ConversationNotFoundError, StorageError
-from agentmaker.rag.answer.retriever import RagRetriever, TextStream
+from agentmaker.rag.answer.answer_stream import TextStream
+from agentmaker.rag.answer.retriever import RagRetriever
 from agentmaker.retrieval.database import Database
 from agentmaker.retrieval.types import Scope
 

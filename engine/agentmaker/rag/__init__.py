@@ -1,5 +1,6 @@
 """RAG: documents in, cited answers out."""
 
+from agentmaker.rag.answer.answer_stream import AnswerStream
 from agentmaker.rag.answer.expanders import ChunkExpander, NeighborWindowExpander
 from agentmaker.rag.answer.prompting import AskResult, SourceRef
 from agentmaker.rag.answer.query_transformers import (
@@ -7,7 +8,7 @@ from agentmaker.rag.answer.query_transformers import (
     MultiQueryExpander,
     QueryTransformer,
 )
-from agentmaker.rag.answer.retriever import AnswerStream, RagRetriever
+from agentmaker.rag.answer.retriever import RagRetriever
 from agentmaker.rag.answer.tool import RAGTool
 from agentmaker.rag.chunking.split import ChunkingConfig, split_document
 from agentmaker.rag.config import RagConfig

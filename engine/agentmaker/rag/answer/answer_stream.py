@@ -1,0 +1,338 @@
+"""AnswerStream: an answer being produced from retrieved passages, piece by piece.
+
+It retrieves, asks the model (or quotes the passages when there is none), and for the
+built-in model shows only what the passages support: the checks of checked.py, a second
+look at the first passage alone, quotes the model confirms (confirm.py), or "the
+documents do not seem to say".
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncGenerator, Sequence
+from typing import TYPE_CHECKING
+
+from agentmaker.errors import ModelError, ModelResponseError
+from agentmaker.models.llm import ChatMessage, LLMClient
+from agentmaker.rag.answer.budget import fit_messages
+from agentmaker.rag.answer.checked import (
+    CONFIRMED_COVERAGE,
+    QUOTE_COVERAGE,
+    CheckedAnswer,
+    answer_when_unsupported,
+    not_found_text,
+    passages_answer_question,
+    quote_answers,
+)
+from agentmaker.rag.answer.citations import CitationFilter, has_words, is_non_answer
+from agentmaker.rag.answer.confirm import quote_confirmed
+from agentmaker.rag.answer.examples import examples_for
+from agentmaker.rag.answer.extractive import TOP_PASSAGES, extractive_answer, with_heading
+from agentmaker.rag.answer.focus import focus_passages, record_labels
+from agentmaker.rag.answer.grounding import unsupported_numbers
+from agentmaker.rag.answer.prompting import NO_HITS_ANSWER, NO_SENTENCE_ANSWER, SourceRef
+from agentmaker.retrieval.types import MetadataFilter
+
+if TYPE_CHECKING:
+    from agentmaker.rag.answer.retriever import RagRetriever
+
+
+async def _close(stream: object) -> None:
+    """Close a model's stream (an async generator or anything with ``aclose``)."""
+    aclose = getattr(stream, "aclose", None)
+    if aclose is not None:
+        await aclose()
+
+
+class TextStream:
+    """Text produced piece by piece: async-iterate it; ``answer`` holds what came so far,
+    ``aclose()`` stops it. Subclasses set ``self._gen`` to their producing generator."""
+
+    answer: str
+    _gen: AsyncGenerator[str, None]
+
+    def __aiter__(self) -> TextStream:
+        return self
+
+    async def __anext__(self) -> str:
+        piece = await self._gen.__anext__()
+        self.answer += piece
+        return piece
+
+    async def aclose(self) -> None:
+        """Stop producing (the model's stream is closed; what was written stays)."""
+        await self._gen.aclose()
+
+
+class AnswerStream(TextStream):
+    """An answer being produced: async-iterate it for text pieces; ``aclose()`` stops it."""
+
+    def __init__(
+        self,
+        rag: RagRetriever,
+        question: str,
+        top_k: int | None,
+        filters: Sequence[MetadataFilter] | None,
+        *,
+        history: Sequence[ChatMessage] = (),
+        query: str | None = None,
+    ) -> None:
+        self.question = question
+        #: What is searched (and what an extractive answer matches sentences against).
+        self.query = query or question
+        self.history = list(history)
+        self.sources: list[SourceRef] = []
+        self.extractive = rag.llm is None
+        self.abstained = False  # the model said the passages do not answer it
+        self.error = ""  # the model's failure, when an extractive answer replaced it
+        #: Numbers in the model's answer that no passage holds (see grounding.py).
+        self.unsupported: list[str] = []
+        #: Why the answer is not (only) the model's text: "not_found" (no passage was
+        #: close enough; the model was not asked), "unsupported" (no passage says what
+        #: the model wrote), "quoted_unsupported" / "quoted_not_answered" (the passages
+        #: are quoted instead of an unsupported answer / of "I don't know"), "withheld"
+        #: (sentences no passage says were left out), "second_look" (the answer is the
+        #: model's second reading, of the first passage alone), or "".
+        self.note = ""
+        #: The model's text when it was not shown as the answer (an unsupported draft).
+        self.draft = ""
+        #: The model's sentences left out because no passage says them.
+        self.withheld: list[str] = []
+        self.answer = ""
+        self._rag = rag
+        self._top_k = top_k
+        self._filters = filters
+        self._gen = self._produce()
+
+    async def _produce(self) -> AsyncGenerator[str, None]:
+        rag = self._rag
+        hits = await rag.aretrieve(self.query, top_k=self._top_k, filters=self._filters)
+        self.sources = rag._sources(hits, self.query)
+        if not hits:
+            yield NO_HITS_ANSWER
+            return
+        if rag.llm is None:
+            yield self._quote()
+            return
+        llm = rag.llm
+        checks = bool(getattr(llm, "checks_answers", False)) and rag.check_answers
+        # Matched with their heading ("Version 5.0.0, 2024-09-15 > Security"), as shown.
+        passages = [f"{s.heading_path}\n{s.content}" for s in self.sources]
+        similarities = [s.metadata.get("vector_similarity") for s in self.sources]
+        # "Close by meaning" is the embedder's own level: cosines differ in scale.
+        level = rag.retriever.embedder.related_similarity
+        if checks and not passages_answer_question(
+            self.query, passages, similarities, similarity=level
+        ):
+            # No passage is close to the question: the model is not asked (it would
+            # guess or say it does not know, half a minute later).
+            self.abstained, self.note = True, "not_found"
+            yield not_found_text(self.question)
+            return
+        focus = getattr(llm, "focus_words", None)
+        if focus:  # a small local model: each passage cut to what bears on the question
+            self.sources = focus_passages(self.query, self.sources, max_words=int(focus))
+        try:
+            # Only what fits the model's context, numbered as the model sees it.
+            messages, self.sources = await asyncio.to_thread(
+                fit_messages,
+                llm,
+                self.question,
+                self.sources,
+                rag.system_prompt,
+                self.history,
+                examples_for(self.question) if checks else (),
+            )
+        except ModelError as exc:
+            async for piece in self._fallback(exc):
+                yield piece
+            return
+        produce = (self._checked if checks else self._plain)(llm, messages)
+        try:
+            async for piece in produce:
+                yield piece
+        finally:  # Stop: closing this stream closes the model's at once
+            await produce.aclose()
+
+    def _citation_filter(self) -> CitationFilter:
+        """Drops markers to no passage; a record's label ("[barley]") cites its passage."""
+        labels = record_labels([s.content for s in self.sources])
+        return CitationFilter((s.n for s in self.sources), labels)
+
+    def _no_answer(self, llm: LLMClient, wrote: str) -> ModelResponseError:
+        return ModelResponseError(
+            f"{getattr(llm, 'name', 'The model')} wrote no answer (only "
+            f"{wrote.strip() or 'nothing'}), so the best sentences of the "
+            "passages are quoted instead."
+        )
+
+    async def _plain(
+        self, llm: LLMClient, messages: list[ChatMessage]
+    ) -> AsyncGenerator[str, None]:
+        """The model's answer as it streams (citations to no passage removed)."""
+        cited = self._citation_filter()
+        stream = llm.stream(messages)
+        shown = False
+        held = ""  # the opening, until it holds a word: "[1]" alone is no answer
+        try:
+            async for piece in stream:
+                text = cited.feed(piece)
+                if not shown:
+                    held += text
+                    if not has_words(held):
+                        continue
+                    shown, text = True, held
+                if text:
+                    yield text
+            rest = cited.flush()
+            if not shown and not has_words(held + rest):
+                raise self._no_answer(llm, held + rest)
+            if not shown:
+                rest = held + rest
+            if rest:
+                yield rest
+        except ModelError as exc:
+            if shown:  # half an answer is on screen: say it failed, do not mix in quotes
+                raise
+            async for piece in self._fallback(exc):
+                yield piece
+            return
+        finally:  # Stop: closing this stream closes the model's at once
+            await _close(stream)
+        self.abstained = is_non_answer(self.answer)
+        if not self.abstained:
+            self.unsupported = unsupported_numbers(self.answer, [s.seen for s in self.sources])
+
+    async def _checked(
+        self, llm: LLMClient, messages: list[ChatMessage]
+    ) -> AsyncGenerator[str, None]:
+        """The model's answer sentence by sentence, as far as its passages support it
+        (checked.py); when nothing is, a second look at the first passage alone, then
+        quotes or "the documents do not seem to say"."""
+        seen = [s.seen for s in self.sources]  # what each passage tells the model
+        checked = CheckedAnswer(self.question, seen)
+        async for piece in self._checked_pass(llm, messages, checked, fall_back=True):
+            yield piece
+        if self.error:  # the model failed: the passages were quoted instead
+            return
+        self.withheld = list(checked.withheld)
+        if checked.shown:
+            self.note = "withheld" if self.withheld else ""
+            self.unsupported = unsupported_numbers(self.answer, seen)
+            return
+        # Nothing the model wrote is said by its passages, it said it does not know, or
+        # it only pointed at passages ("[2]", "The default directory is [4].").
+        self.draft = checked.raw.strip()
+        rag = self._rag
+        if rag.second_look and len(self.sources) > 1:
+            again = CheckedAnswer(self.question, seen)
+            pieces = await self._second_look(llm, again)
+            if pieces:
+                for piece in pieces:
+                    yield piece
+                self.note, self.withheld = "second_look", list(again.withheld)
+                self.unsupported = unsupported_numbers(self.answer, seen)
+                return
+        confirm = rag.confirm_quotes
+        # "I don't know", and nothing pointed at: the quote the model is asked to confirm
+        # is the extractive answer (of the first passages), not one passage's sentences.
+        declined_only = checked.non_answer and not checked.pointed and confirm
+        fallback = answer_when_unsupported(
+            self.query,
+            [f"{s.heading_path}\n{s.content}" for s in self.sources],
+            pointed=checked.pointed if checked.only_pointed else (),
+            quote_coverage=CONFIRMED_COVERAGE if declined_only else QUOTE_COVERAGE,
+        )
+        quote = ""
+        if fallback.quote:
+            quote = self._quote(fallback.pointed, instead=not declined_only)
+        if (
+            quote
+            and quote_answers(self.query, quote)  # a passage matches the question
+            and (not confirm or await quote_confirmed(llm, self.query, quote))
+        ):
+            self.extractive = True
+            declined = checked.non_answer or checked.only_pointed
+            self.note = "quoted_not_answered" if declined else "quoted_unsupported"
+            yield quote
+            return
+        self.abstained = True
+        self.note = "" if checked.non_answer and not self.withheld else "unsupported"
+        yield fallback.text or not_found_text(self.query)
+
+    async def _second_look(self, llm: LLMClient, again: CheckedAnswer) -> list[str]:
+        """The pieces of the model's reading of the first passage alone, through
+        ``again``; [] when nothing of it is shown. A small model given five passages
+        often says it does not know when the first one holds the answer; alone, it reads
+        it (REPORT §10, session 8). The reading is held back until the model confirms it
+        answers: made to read one passage, it may answer from it whatever it asks ("The
+        horses were brought. [1]" to "What was the name of Dolokhov's horse?")."""
+        rag = self._rag
+        one, _ = await asyncio.to_thread(
+            fit_messages,
+            llm,
+            self.question,
+            self.sources[:1],
+            rag.system_prompt,
+            self.history,
+            examples_for(self.question),
+        )
+        pieces = [p async for p in self._checked_pass(llm, one, again, fall_back=False)]
+        if not again.shown:
+            return []
+        if rag.confirm_quotes and not await quote_confirmed(llm, self.query, "".join(pieces)):
+            return []
+        return pieces
+
+    async def _checked_pass(
+        self,
+        llm: LLMClient,
+        messages: list[ChatMessage],
+        checked: CheckedAnswer,
+        *,
+        fall_back: bool,
+    ) -> AsyncGenerator[str, None]:
+        """One reading by the model, through ``checked``. A failure before anything is
+        shown quotes the passages (``fall_back``; ``error`` is set) or, on a second look,
+        only ends the look (the first reading then decides what is shown)."""
+        cited = self._citation_filter()
+        stream = llm.stream(messages)
+        try:
+            async for piece in stream:
+                text = checked.feed(cited.feed(piece))
+                if text:
+                    yield text
+            text = checked.feed(cited.flush()) + checked.flush()
+            if text:
+                yield text
+            if not checked.shown and not checked.pointed and not has_words(checked.raw):
+                raise self._no_answer(llm, checked.raw)
+        except ModelError as exc:
+            if checked.shown:  # half an answer is on screen: say it failed, do not mix
+                raise
+            if fall_back:
+                async for piece in self._fallback(exc):
+                    yield piece
+        finally:  # Stop: closing this stream closes the model's at once
+            await _close(stream)
+
+    async def _fallback(self, exc: ModelError) -> AsyncGenerator[str, None]:
+        """The model failed before writing anything: quote the passages instead."""
+        self.extractive = True
+        self.error = str(exc)
+        yield self._quote()
+
+    def _quote(self, prefer: Sequence[int] = (), *, instead: bool = False) -> str:
+        """The extractive answer: sentences of the passages, never an empty pane. In place
+        of a model's unsupported answer (``instead``), those of the passages it pointed
+        at (``prefer``) are favoured and only the best sentence's passage adds more."""
+        passages = [with_heading(self.query, s.heading_path, s.content) for s in self.sources]
+        headings = [s.heading_path for s in self.sources]
+        result = extractive_answer(
+            self.query,
+            passages,
+            prefer=prefer,
+            top_passages=0 if instead else TOP_PASSAGES,
+            headings=headings,
+        )
+        return result.text or NO_SENTENCE_ANSWER
