@@ -42,6 +42,7 @@ LEVELS = (0.35, 0.4, 0.45, 0.5, 0.8, 0.82, 0.84, 0.85, 0.86, 0.87, 0.88, 0.9)
 
 
 async def _measure(library: Any, kind: str, set_name: str, rows: list[dict]) -> list[dict]:
+    from agentmaker.rag.answer.answer_stream import source_refs
     from agentmaker.rag.answer.extractive import question_coverage
     from agentmaker.rag.answer.support import unmatched_identifiers
 
@@ -51,7 +52,7 @@ async def _measure(library: Any, kind: str, set_name: str, rows: list[dict]) -> 
     for row in rows:
         question = row["question"]
         hits = await library.rag.aretrieve(question, top_k=5)
-        sources = library.rag._sources(hits, question)
+        sources = source_refs(hits, question)
         passages = [f"{s.heading_path}\n{s.content}" for s in sources]
         sims = [s.metadata.get("vector_similarity") for s in sources]
         page = row.get("page")

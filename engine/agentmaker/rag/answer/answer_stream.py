@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncGenerator, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from agentmaker.errors import ModelError, ModelResponseError
 from agentmaker.models.llm import ChatMessage, LLMClient
@@ -31,10 +31,82 @@ from agentmaker.rag.answer.extractive import TOP_PASSAGES, extractive_answer, wi
 from agentmaker.rag.answer.focus import focus_passages, record_labels
 from agentmaker.rag.answer.grounding import unsupported_numbers
 from agentmaker.rag.answer.prompting import NO_HITS_ANSWER, NO_SENTENCE_ANSWER, SourceRef
-from agentmaker.retrieval.types import MetadataFilter
+from agentmaker.rag.chunking.located import focus_row
+from agentmaker.retrieval.types import MetadataFilter, RetrievalResult
 
 if TYPE_CHECKING:
-    from agentmaker.rag.answer.retriever import RagRetriever
+    from agentmaker.retrieval.hybrid import HybridRetriever
+
+_SCORE_KEYS = (
+    "keyword_rank",
+    "vector_rank",
+    "rrf_score",
+    "rerank_score",
+    "ocr",
+    "bm25",
+    "vector_similarity",
+    "record",
+    "records",
+    "location",
+    "sheet",
+    "row",
+    "slide",
+    "mail_from",
+    "mail_to",
+    "mail_date",
+    "line",
+    "window",
+    "start_char",
+    "end_char",
+)
+
+
+class Answerer(Protocol):
+    """What an answer stream needs of its retriever (a ``RagRetriever``)."""
+
+    llm: LLMClient | None
+    retriever: HybridRetriever
+    system_prompt: str | None
+    check_answers: bool
+    second_look: bool
+    confirm_quotes: bool
+
+    async def aretrieve(
+        self,
+        query: str,
+        top_k: int | None = None,
+        filters: Sequence[MetadataFilter] | None = None,
+    ) -> list[RetrievalResult]: ...
+
+
+def source_refs(hits: Sequence[RetrievalResult], question: str = "") -> list[SourceRef]:
+    """The retrieved ``hits`` as numbered passages (1..n, in rank order), with their
+    location and the scores that explain them; a sheet's passage of several rows cites
+    the row that bears on ``question``."""
+    refs = []
+    for n, hit in enumerate(hits, start=1):
+        meta = hit.metadata
+        records = meta.get("records")
+        if meta.get("sheet") and isinstance(records, list) and records[0] != records[-1]:
+            row = focus_row(hit.content, question)  # cite the row, not "rows 2-40"
+            if row is not None:
+                meta["row"] = row
+                meta["location"] = f"Sheet '{meta['sheet']}', row {row}"
+        refs.append(
+            SourceRef(
+                n=n,
+                content=hit.content,
+                heading_path=str(meta.get("heading_path") or ""),
+                doc_id=str(meta.get("doc_id") or ""),
+                chunk_id=str(meta.get("chunk_id") or hit.id),
+                title=str(meta.get("title") or ""),
+                source=hit.source,
+                page=meta.get("page"),
+                page_label=meta.get("page_label"),
+                metadata={k: meta[k] for k in _SCORE_KEYS if k in meta},
+            )
+        )
+    return refs
 
 
 async def _close(stream: object) -> None:
@@ -69,7 +141,7 @@ class AnswerStream(TextStream):
 
     def __init__(
         self,
-        rag: RagRetriever,
+        rag: Answerer,
         question: str,
         top_k: int | None,
         filters: Sequence[MetadataFilter] | None,
@@ -107,7 +179,7 @@ class AnswerStream(TextStream):
     async def _produce(self) -> AsyncGenerator[str, None]:
         rag = self._rag
         hits = await rag.aretrieve(self.query, top_k=self._top_k, filters=self._filters)
-        self.sources = rag._sources(hits, self.query)
+        self.sources = source_refs(hits, self.query)
         if not hits:
             yield NO_HITS_ANSWER
             return

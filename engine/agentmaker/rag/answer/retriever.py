@@ -11,9 +11,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from agentmaker.models.llm import ChatMessage, LLMClient
 from agentmaker.rag.answer.answer_stream import AnswerStream
 from agentmaker.rag.answer.expanders import ChunkExpander
-from agentmaker.rag.answer.prompting import AskResult, SourceRef
+from agentmaker.rag.answer.prompting import AskResult
 from agentmaker.rag.answer.query_transformers import QueryTransformer
-from agentmaker.rag.chunking.located import focus_row
 from agentmaker.rag.source_store import SourceStore
 from agentmaker.retrieval.fusion import reciprocal_rank_fusion
 from agentmaker.retrieval.hybrid import HybridRetriever
@@ -28,28 +27,6 @@ T = TypeVar("T")
 # Hits fetched beyond top_k, so dropping repeated passages still leaves top_k.
 _SPARE = 3
 RAG_SCOPE = Scope(base="rag")
-_SCORE_KEYS = (
-    "keyword_rank",
-    "vector_rank",
-    "rrf_score",
-    "rerank_score",
-    "ocr",
-    "bm25",
-    "vector_similarity",
-    "record",
-    "records",
-    "location",
-    "sheet",
-    "row",
-    "slide",
-    "mail_from",
-    "mail_to",
-    "mail_date",
-    "line",
-    "window",
-    "start_char",
-    "end_char",
-)
 
 
 def _run_sync(coro: Coroutine[Any, Any, T]) -> T:
@@ -208,33 +185,6 @@ class RagRetriever:
         return fused
 
     # --- answers ------------------------------------------------------------
-
-    @staticmethod
-    def _sources(hits: Sequence[RetrievalResult], question: str = "") -> list[SourceRef]:
-        refs = []
-        for n, hit in enumerate(hits, start=1):
-            meta = hit.metadata
-            records = meta.get("records")
-            if meta.get("sheet") and isinstance(records, list) and records[0] != records[-1]:
-                row = focus_row(hit.content, question)  # cite the row, not "rows 2-40"
-                if row is not None:
-                    meta["row"] = row
-                    meta["location"] = f"Sheet '{meta['sheet']}', row {row}"
-            refs.append(
-                SourceRef(
-                    n=n,
-                    content=hit.content,
-                    heading_path=str(meta.get("heading_path") or ""),
-                    doc_id=str(meta.get("doc_id") or ""),
-                    chunk_id=str(meta.get("chunk_id") or hit.id),
-                    title=str(meta.get("title") or ""),
-                    source=hit.source,
-                    page=meta.get("page"),
-                    page_label=meta.get("page_label"),
-                    metadata={k: meta[k] for k in _SCORE_KEYS if k in meta},
-                )
-            )
-        return refs
 
     def ask_stream(
         self,
