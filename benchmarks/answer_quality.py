@@ -235,6 +235,8 @@ async def _ask(library: Any, question: str, top_k: int, llm: Any) -> dict[str, A
     return {
         "answer": "".join(parts),
         "sources": [s.content for s in stream.sources],
+        # What the model read of each (header line included): what answers are checked on.
+        "seen": [s.seen for s in stream.sources],
         "scores": [
             {k: v for k, v in s.metadata.items() if isinstance(v, int | float)}
             for s in stream.sources

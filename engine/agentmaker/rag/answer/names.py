@@ -15,7 +15,16 @@ import functools
 import re
 import unicodedata
 
-__all__ = ["CJK_CHAR", "document_names", "fold", "named", "names_in", "without_source"]
+__all__ = [
+    "CJK_CHAR",
+    "asked_for_codes",
+    "document_names",
+    "fold",
+    "named",
+    "names_in",
+    "speaker_names",
+    "without_source",
+]
 
 #: A Chinese character.
 CJK_CHAR = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
@@ -120,6 +129,29 @@ def _name_pattern(name: str) -> re.Pattern[str]:
 
 
 _JOINED = re.compile(rf" (?:{'|'.join(_NAME_JOINERS)}) ")
+# Words of names that lists and tables write short: "William R Fairchild Intl" is the
+# model's "William R Fairchild International".
+_SHORT = {
+    "international": "intl",
+    "national": "natl",
+    "university": "univ",
+    "department": "dept",
+    "corporation": "corp",
+    "incorporated": "inc",
+    "company": "co",
+    "limited": "ltd",
+    "association": "assn",
+    "mount": "mt",
+    "fort": "ft",
+    "brothers": "bros",
+    "government": "govt",
+}
+_LONG = {short: word for word, short in _SHORT.items()}
+
+
+def _other_spelling(name: str) -> str:
+    """``name`` (folded) with its words written short, or long if they are short."""
+    return " " + " ".join(_SHORT.get(w) or _LONG.get(w) or w for w in name.split()) + " "
 
 
 def named(name: str, folded: str) -> bool:
@@ -129,10 +161,53 @@ def named(name: str, folded: str) -> bool:
     Herrn Prof. Dr. Leuzinger")."""
     if name in folded or _name_pattern(name).search(folded):
         return True
+    other = _other_spelling(name)
+    if other != name and (other in folded or _name_pattern(other).search(folded)):
+        return True
     parts = _JOINED.split(name)
     return len(parts) > 1 and all(
         _name_pattern(f" {part.strip()} ").search(folded) for part in parts
     )
+
+
+# What a question asks for, when it opens with it and an acronym qualifies it: "What is
+# the ZIP code of …" asks for a code, which a passage gives without the word "ZIP".
+_ASKS_FOR_CODE = re.compile(
+    r"^\W*(?:[Ww]hat|[Ww]hich)\s+(?:(?:is|was|are|were)\s+)?(?:(?:the|its|his|her|their)\s+)?"
+    r"([A-Z][A-Z0-9]+)\s+[a-z]"
+)
+
+
+def asked_for_codes(question: str) -> frozenset[str]:
+    """The acronym (folded) qualifying what ``question`` asks for (" zip " of "What is
+    the ZIP code of …"): an answer may repeat it though its passage does not."""
+    match = _ASKS_FOR_CODE.match(question)
+    return frozenset({fold(match.group(1))} if match else ())
+
+
+# Verbs by which a question quotes whoever speaks in a document: "what does the National
+# Weather Service suggest you check" (its article says "we suggest", "our infographics").
+_SPEAKING = frozenset(
+    re.findall(
+        r"\w+",
+        "say says said suggest suggests suggested recommend recommends recommended advise "
+        "advises advised urge urges urged warn warns warned encourage encourages encouraged "
+        "invite invites invited ask asks asked",
+    )
+)
+
+
+@functools.lru_cache(maxsize=256)
+def speaker_names(question: str) -> frozenset[str]:
+    """The names (folded) ``question`` quotes as speaking ("what does the National
+    Weather Service suggest …"): a document seldom names its own voice beside what it
+    says."""
+    found: set[str] = set()
+    for name, end in _name_runs(question):
+        after = question[end:].split()[:1]
+        if after and after[0].strip(".,:;?!").lower() in _SPEAKING:
+            found.add(fold(name))
+    return frozenset(found)
 
 
 def without_source(question: str) -> str:

@@ -50,10 +50,12 @@ from agentmaker.rag.answer.focus import asked_records
 from agentmaker.rag.answer.grounding import numbers_in, stated_numbers
 from agentmaker.rag.answer.names import (
     CJK_CHAR,
+    asked_for_codes,
     document_names,
     fold,
     named,
     names_in,
+    speaker_names,
     without_source,
 )
 from agentmaker.rag.answer.sentences import LABEL_WORDS, is_abbreviation, terms
@@ -71,9 +73,6 @@ __all__ = [
 
 #: Share of a sentence's content words a supporting passage must hold.
 MIN_COVERAGE = 0.5
-#: A sentence of at most this many content words, none of them the question's, is a
-#: bare answer ("Phaseit [1]", "5–10 years [1]").
-FRAGMENT_WORDS = 6
 #: A cited passage that supports a sentence stays cited when it holds at most this much
 #: less of it than the best cited one.
 CITE_MARGIN = 0.25
@@ -110,6 +109,11 @@ _LIST_NUMBER = re.compile(r"\(?\d{1,2}[.)]")
 # Text in brackets or parentheses: a sentence of nothing else ("[the-file-name]") says
 # nothing.
 _BRACKETED = re.compile(r"\[[^\]]*\]|\([^)]*\)")
+# A placeholder marker copied from the instructions ("[n]"), and a sentence the model
+# wrapped in brackets ("[pypdf is now comparable with Tika, pypdfium2 and PyMuPDF] [n]"):
+# three words or more in brackets are the model's text, not a label ("[the-file-name]").
+_PLACEHOLDER = re.compile(r"\s*\[[nN]\]")
+_WRAPPED = re.compile(r"\[([^\[\]\s]+(?:\s+[^\[\]\s]+){2,})\]")
 # Chinese characters that ask or join rather than name what a question is about.
 _CJK_FUNCTION = frozenset("的是谁了吗呢吧啊在有和与及被把哪什么多少几个又也都该这那其之")
 _CJK_PAIR = re.compile(f"{CJK_CHAR.pattern}{{2}}")
@@ -164,6 +168,14 @@ class SentenceCheck:
         return f"{body} {cites}"
 
 
+def _unwrapped(sentence: str) -> str:
+    """``sentence`` without placeholder markers and without brackets around the whole of
+    it (see ``_WRAPPED``)."""
+    text = _PLACEHOLDER.sub("", sentence)
+    whole = _WRAPPED.fullmatch(_MARKER.sub("", text).strip())
+    return text.replace(whole.group(0), whole.group(1), 1) if whole else text
+
+
 def _body(sentence: str) -> tuple[str, tuple[int, ...]]:
     cited: list[int] = []
     for match in _MARKER.finditer(sentence):
@@ -183,6 +195,7 @@ def check_sentence(
 ) -> SentenceCheck:
     """Which of ``passages`` (numbered from 1) support ``sentence``, best first; when
     none does alone, the two that support it together (see :attr:`SentenceCheck.joint`)."""
+    sentence = _unwrapped(sentence)
     body, cited = _body(sentence)
     words = set(terms(body)) - _META
     numbers = set(stated_numbers(body, words=True))
@@ -210,15 +223,22 @@ def check_sentence(
     evidence = [_evidence(asked_records(question, passage)) for passage in passages]
     titles = document_names(question)
     tools = _tools(question, evidence)
-    names = [n for n in names if n not in titles and n not in tools]
+    # What the question quotes as speaking, when a passage found names it: the passage
+    # that says it seldom does ("we suggest …" of the National Weather Service's article).
+    voices = {n for n in speaker_names(question) if any(named(n, e.folded) for e in evidence)}
+    unheld = titles | tools | asked_for_codes(question) | voices
+    names = [n for n in names if n not in unheld]
     asked = [name for name in names if name in fold(question)]
     asking = question_terms - _META
     # An answer without the question's words ("Mathieu Fenniak [4]") claims the whole
     # question of it: its passage must be about the question too (not about where the
     # question says to look: "Nevada [2]" to "In which state is Galaxy Gaming
-    # incorporated, according to the cover page of its 10-K?").
+    # incorporated, according to the cover page of its 10-K?"). So must a longer one,
+    # or a sentence true of an unrelated passage answers anything ("The standing trustee
+    # is the presiding officer at the meeting of creditors. [5]" to "Who designed the
+    # Eiffel Tower?").
     about = None
-    if len(words) <= FRAGMENT_WORDS and not words & asking:
+    if not words & asking:
         about = _about(set(terms(without_source(question))) - _META or asking)
     # A claim that adds only common words ("The fastest land animal is the horse.") is
     # held by a sentence of a passage that says them beside a word of the question: a

@@ -1,0 +1,119 @@
+"""The support check and the forms a small model writes a supported answer in: a name
+written short in a table, an acronym that qualifies what is asked, a sentence wrapped
+in brackets; and a true sentence about something else, which answers nothing."""
+
+from __future__ import annotations
+
+from agentmaker.rag.answer.checked import CheckedAnswer
+from agentmaker.rag.answer.names import asked_for_codes, named, speaker_names
+from agentmaker.rag.answer.support import check_sentence
+
+# Lines of the corpus files the held-out questions were asked of (benchmarks/data).
+AIRPORTS = (
+    "[row 1137] iata: CLD; name: MC Clellan-Palomar Airport; city: NA; state: NA\n"
+    "[row 1142] iata: CLM; name: William R Fairchild Intl; city: Port Angeles; state: WA; "
+    "country: USA"
+)
+COVER = (
+    "Commission file number: 000-30653 Galaxy Gaming, Inc. (Exact name of small business "
+    "issuer as specified in its charter) … 305 – Las Vegas, NV 89118 |\n"
+    "| (Address of principal executive offices) |\n| (702) 939-3254 |"
+)
+HISTORY = (
+    "Compared to `PyPDF2 >= 3.0.0`, `pypdf >= 3.1.0` now offers:\n\n"
+    "* Text extraction improvements, e.g., for math content. [pypdf is now comparable "
+    "with Tika, pypdfium2, and PyMuPDF](https://github.com/py-pdf/benchmarks)\n"
+    "* Annotation support"
+)
+# Two passages of one article: the first names who speaks, the second what it suggests.
+INVITES = (
+    "As cold winter nights are replaced by the warmth of longer daylight hours, the "
+    "National Weather Service invites you to do two important things that may save your "
+    "life or the life of a loved one."
+)
+SUGGESTS = (
+    "This could include a spring cleaning of your storm shelter or ensuring your emergency "
+    "kit is fully stocked. Take a look at our infographics and social media posts."
+)
+TRUSTEE = (
+    "The standing trustee, as designee of the United States Trustee, is the presiding "
+    "officer at the meeting of creditors."
+)
+
+
+def test_a_name_a_table_writes_short_is_the_same_name() -> None:
+    question = (
+        "In which town is the William R Fairchild International airport (code CLM), "
+        "according to the airports list?"
+    )
+    answer = "The William R Fairchild International airport is in Port Angeles. [1]"
+    assert check_sentence(question, answer, [AIRPORTS]).supporting == (1,)
+    assert named(" william r fairchild international ", " name william r fairchild intl ")
+    assert named(" acme intl ", " the acme international company ")
+    # The other words of the name still count.
+    assert not named(" william r fairchild international ", " name william r pogue intl ")
+    wrong = "The William R Pogue International airport is in Port Angeles. [1]"
+    assert not check_sentence(question, wrong, [AIRPORTS]).supported
+
+
+def test_an_acronym_that_qualifies_what_is_asked_need_not_stand_in_the_passage() -> None:
+    question = (
+        "What is the ZIP code of Galaxy Gaming's principal executive offices, according "
+        "to the cover page of its 10-K?"
+    )
+    assert asked_for_codes(question) == {" zip "}
+    answer = "The ZIP code of Galaxy Gaming's principal executive offices is 89118. [1]"
+    assert check_sentence(question, answer, [COVER]).supporting == (1,)
+    # Only in that place: an acronym the question asks about is a name the passage holds.
+    assert asked_for_codes("Which office of the SEC received the 10-K?") == frozenset()
+    other = "What is the ZIP code of Acme's principal executive offices?"
+    assert not check_sentence(other, "Acme's ZIP code is 89118. [1]", [COVER]).supported
+    # The number is checked as ever.
+    wrong = "The ZIP code of Galaxy Gaming's principal executive offices is 89119. [1]"
+    assert not check_sentence(question, wrong, [COVER]).supported
+
+
+def test_a_sentence_wrapped_in_brackets_is_the_models_answer() -> None:
+    question = (
+        "According to the pypdf history page, pypdf's text extraction is now comparable "
+        "with which tools?"
+    )
+    # The model copied a Markdown link's text, and the "[n]" of its instructions.
+    answer = "[pypdf is now comparable with Tika, pypdfium2, and PyMuPDF] [n]"
+    check = check_sentence(question, answer, [TRUSTEE, HISTORY])
+    assert check.claim and check.supporting == (2,)
+    assert check.shown() == "pypdf is now comparable with Tika, pypdfium2, and PyMuPDF [2]"
+    checked = CheckedAnswer(question, [TRUSTEE, HISTORY])
+    shown = checked.feed(answer) + checked.flush()
+    assert shown == "pypdf is now comparable with Tika, pypdfium2, and PyMuPDF [2]"
+    # A label in brackets still says nothing, nor does a wrapped sentence no passage holds.
+    assert not check_sentence(question, "[the-file-name] [2]", [HISTORY]).claim
+    made_up = "[pypdf is now comparable with Xpdf and Poppler] [n]"
+    assert not check_sentence(question, made_up, [HISTORY]).supported
+
+
+def test_a_true_sentence_about_something_else_answers_nothing() -> None:
+    answer = (
+        "The standing trustee, as designee of the United States Trustee, is the "
+        "presiding officer at the meeting of creditors. [1]"
+    )
+    assert not check_sentence("Who designed the Eiffel Tower?", answer, [TRUSTEE]).supported
+    # Asked about the meeting, the same sentence answers.
+    asked = "Who presides at the meeting of creditors?"
+    assert check_sentence(asked, answer, [TRUSTEE]).supporting == (1,)
+
+
+def test_who_the_question_quotes_as_speaking_need_not_stand_beside_what_it_says() -> None:
+    question = (
+        "Besides giving your storm shelter a spring cleaning, what does the National "
+        "Weather Service suggest you check is ready for the season's hazards?"
+    )
+    assert speaker_names(question) == {" national weather service "}
+    answer = (  # the model's answer
+        "The National Weather Service suggests checking your storm shelter is ready for "
+        "the season's hazards by ensuring your emergency kit is fully stocked. [1]"
+    )
+    assert check_sentence(question, answer, [INVITES, SUGGESTS]).supporting == (2,)
+    # When no passage found names the speaker, the passage may be anyone's advice.
+    assert not check_sentence(question, answer, [TRUSTEE, SUGGESTS]).supported
+    assert speaker_names("Who said the National Weather Service was late?") == frozenset()
