@@ -86,7 +86,7 @@ HELDOUT_SETS = {
     # in session 16, after v16 was run.
     "heldout17": (DATA / "answer_quality_heldout17.tsv", range(132, 140), range(140, 150)),
     # New Chinese questions (other facts), same library as v3's, v8's and v14's. Written
-    # in session 17.
+    # in session 17, run in 18.
     "heldout18": (DATA / "answer_quality_heldout18.tsv", range(80, 88), range(88, 106)),
 }
 #: RGB-zh positions of the dev questions and their distractors.
