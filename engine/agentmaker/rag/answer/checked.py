@@ -206,11 +206,13 @@ class CheckedAnswer:
 
     def __post_init__(self) -> None:
         self._wants_number = asks_for_number(self.question)
+        self._wants_name = bool(_ASKS_FOR_NAME.search(self.question))
         self._chinese = in_chinese(self.question)
 
     @property
     def waiting(self) -> list[str]:
-        """Sentences held back: the question asks for a number and none has stated one."""
+        """Sentences held back: the question asks for a number (a name) and none has
+        stated one (one the question does not)."""
         return [check.body for check in self._held]
 
     @property
@@ -227,12 +229,20 @@ class CheckedAnswer:
 
     def flush(self) -> str:
         """The last sentence, checked, once the model has ended. Sentences still held for
-        want of a number are withheld: they do not answer what was asked ("In what year
+        want of a number (a name) are withheld: they do not answer what was asked ("In what year
         did Nightingale publish the counts?" - "This is a dataset of the counts. [1]")."""
         text = self._checked(self._splitter.flush())
         self.withheld += self.waiting
         self._held = []
         return text
+
+    def _answers_kind(self, sentence: str) -> bool:
+        """Whether ``sentence`` states what the question asks for when it asks for a
+        number or a name: a name of its own, not the question's ("The French captain's
+        name is Pierre." to "… the French captain whose life Pierre saved …")."""
+        if self._wants_number and not _states_number(sentence, self.question):
+            return False
+        return not self._wants_name or bool(new_names(self.question, sentence))
 
     def _checked(self, sentences: list[str]) -> str:
         out: list[str] = []
@@ -265,11 +275,7 @@ class CheckedAnswer:
             if said in self._said:
                 continue  # a small model sometimes writes the same sentence again and again
             self._said.add(said)
-            if (
-                self._wants_number
-                and not self.shown
-                and not _states_number(check.body, self.question)
-            ):
+            if not self.shown and not self._answers_kind(check.body):
                 self._held.append(check)
                 continue
             check = _with_unit(self.question, check, self.passages)

@@ -117,3 +117,23 @@ def test_who_the_question_quotes_as_speaking_need_not_stand_beside_what_it_says(
     # When no passage found names the speaker, the passage may be anyone's advice.
     assert not check_sentence(question, answer, [TRUSTEE, SUGGESTS]).supported
     assert speaker_names("Who said the National Weather Service was late?") == frozenset()
+
+
+def test_an_answer_to_a_question_for_a_name_states_a_name_the_question_lacks() -> None:
+    # As in the model's second reading of War and Peace (held-out v18): "The French
+    # captain's name is Pierre. [1]" to "… the French captain whose life Pierre saved".
+    question = "What was the name of the diarist's bedridden sister?"
+    home = "The diarist thought of home, and of the dear bedridden sister there."
+    named = "The diarist thought of home, and of his bedridden sister Mary."
+    reading = "The diarist thought of his dear bedridden sister at home. [1]"
+    assert check_sentence(question, reading, [home, named]).supported  # its words are there
+    checked = CheckedAnswer(question, [home, named])
+    assert checked.feed(reading) + checked.flush() == ""
+    assert checked.withheld == ["The diarist thought of his dear bedridden sister at home."]
+    # A name of its own answers, and what was held before it is shown with it.
+    checked = CheckedAnswer(question, [home, named])
+    shown = checked.feed(f"{reading} The bedridden sister was Mary. [2]") + checked.flush()
+    assert shown == f"{reading} The bedridden sister was Mary. [2]"
+    # A question that asks for no name is answered without one.
+    checked = CheckedAnswer("Where did the diarist's thoughts go?", [home])
+    assert checked.feed(reading) + checked.flush() == reading
