@@ -229,8 +229,9 @@ class CheckedAnswer:
 
     def flush(self) -> str:
         """The last sentence, checked, once the model has ended. Sentences still held for
-        want of a number (a name) are withheld: they do not answer what was asked ("In what year
-        did Nightingale publish the counts?" - "This is a dataset of the counts. [1]")."""
+        want of a number (a name) are withheld: they do not answer what was asked ("In
+        what year did Nightingale publish the counts?" - "This is a dataset of the counts.
+        [1]")."""
         text = self._checked(self._splitter.flush())
         self.withheld += self.waiting
         self._held = []

@@ -4,9 +4,12 @@ A name is a run of capitalised words ("FIFA World Cup", "Sistine Chapel", allowi
 "of"/"the"/"de" inside), an ALL-CAPS, ``snake_case`` or CamelCase word
 ("SHELL_VERBOSITY"), a dotted name ("installer.max-workers") or a command-line option
 ("--offline"). Names are compared folded (:func:`fold`: case, accents and punctuation
-away), and one more word may stand inside a name ("Iwan Roberts" is "Iwan Wyn
-Roberts"). A question may name a document rather than what it asks about ("In the DPR
-paper, …", "…, according to the cover page of its 10-K?"): :func:`document_names`.
+away), one more word may stand inside a name ("Iwan Roberts" is "Iwan Wyn Roberts") and
+a word that tables write short may stand short ("William R Fairchild Intl"). A question
+may name a document rather than what it asks about ("In the DPR paper, …", "…, according
+to the cover page of its 10-K?"): :func:`document_names`; who speaks in it ("what does
+the National Weather Service suggest …"): :func:`speaker_names`; or qualify what it asks
+for with an acronym ("What is the ZIP code of …"): :func:`asked_for_codes`.
 """
 
 from __future__ import annotations
