@@ -89,10 +89,7 @@ HELDOUT_SETS = {
     # in session 17, run in 18.
     "heldout18": (DATA / "answer_quality_heldout18.tsv", range(80, 88), range(88, 106)),
     # New Chinese questions (other facts), same library as v2's, v9's and v12's. Written
-    # in session 18, after v18 was run.
-    "heldout19": (DATA / "answer_quality_heldout19.tsv", range(54, 62), range(62, 80)),
-    # New Chinese questions (other facts), same library as v2's, v9's and v12's. Written
-    # in session 18, after v18 was run.
+    # and run in session 18, after v18 was run.
     "heldout19": (DATA / "answer_quality_heldout19.tsv", range(54, 62), range(62, 80)),
 }
 #: RGB-zh positions of the dev questions and their distractors.

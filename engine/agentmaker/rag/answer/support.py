@@ -493,6 +493,15 @@ _IDENTIFIER = re.compile(
 )
 
 
+# An English word hyphened onto an identifier is no part of it: "a tool.poetry-only
+# configuration" names tool.poetry.
+_HYPHENED_WORD = re.compile(
+    r"-(?:only|based|like|specific|style|compatible|free|aware|related|level|wide|"
+    r"friendly|enabled|driven|powered|managed|defined)$",
+    re.IGNORECASE,
+)
+
+
 def unmatched_identifiers(question: str, passages: Sequence[str]) -> list[str]:
     """The identifiers ``question`` states ("installer.timeout", "--offline") that no
     passage holds as written (case aside): documents that never name the setting asked
@@ -501,7 +510,7 @@ def unmatched_identifiers(question: str, passages: Sequence[str]) -> list[str]:
     return [
         name
         for name in dict.fromkeys(m.group(0) for m in _IDENTIFIER.finditer(question))
-        if not any(name.lower() in text for text in texts)
+        if not any(_HYPHENED_WORD.sub("", name).lower() in text for text in texts)
     ]
 
 
