@@ -91,6 +91,9 @@ HELDOUT_SETS = {
     # New Chinese questions (other facts), same library as v2's, v9's and v12's. Written
     # and run in session 18, after v18 was run.
     "heldout19": (DATA / "answer_quality_heldout19.tsv", range(54, 62), range(62, 80)),
+    # New Chinese questions (other facts), same library as v1's, v10's and v15's. Written
+    # in session 18, after v19 was run.
+    "heldout20": (DATA / "answer_quality_heldout20.tsv", range(30, 36), range(36, 54)),
 }
 #: RGB-zh positions of the dev questions and their distractors.
 ZH_DEV, ZH_DEV_DISTRACTORS = range(0, 10), range(10, 30)
