@@ -292,9 +292,10 @@ def _sentences(
 
 # A label a line of its own stands for: up to this many words, ending with ":"
 # ("Chinese (traditional):") or without a sentence's end ("Latin"). Not a record's field
-# with its value ("Origin: Europe") nor a record's key ("[iris]").
+# with its value ("Origin: Europe"), a record's key ("[iris]") nor a title broken where
+# its line ends ("Einführung in die").
 _VALUE_LABEL_WORDS = 3
-_NOT_LABEL = re.compile(r"[.!?。！？…]\W*$|^\[")
+_NOT_LABEL = re.compile(r"[.!?。！？…]\W*$|^\[|(?<![\w-])[^\W\d_A-Z][^\W\d_]*$")
 
 
 def _with_values(passage: str, sentences: list[Sentence]) -> list[Sentence]:
