@@ -92,7 +92,7 @@ HELDOUT_SETS = {
     # and run in session 18, after v18 was run.
     "heldout19": (DATA / "answer_quality_heldout19.tsv", range(54, 62), range(62, 80)),
     # New Chinese questions (other facts), same library as v1's, v10's and v15's. Written
-    # in session 18, after v19 was run.
+    # and run in session 18, after v19 was run.
     "heldout20": (DATA / "answer_quality_heldout20.tsv", range(30, 36), range(36, 54)),
 }
 #: RGB-zh positions of the dev questions and their distractors.
