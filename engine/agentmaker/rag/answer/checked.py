@@ -39,6 +39,7 @@ __all__ = [
     "CheckedAnswer",
     "Fallback",
     "answer_when_unsupported",
+    "asks_for_name",
     "asks_for_number",
     "in_chinese",
     "not_found_text",
@@ -133,6 +134,11 @@ def _with_unit(question: str, check: SentenceCheck, passages: Sequence[str]) -> 
     return dataclasses.replace(check, text=text, body=check.body.replace(body, body + unit, 1))
 
 
+def asks_for_name(question: str) -> bool:
+    """Whether ``question`` asks for a name ("What was the name of…", "Who was the…")."""
+    return bool(_ASKS_FOR_NAME.search(question))
+
+
 def asks_for_number(question: str) -> bool:
     """Whether ``question`` asks for a number, an amount, a year or a version."""
     return bool(_ASKS_FOR_NUMBER.search(question))
@@ -206,7 +212,7 @@ class CheckedAnswer:
 
     def __post_init__(self) -> None:
         self._wants_number = asks_for_number(self.question)
-        self._wants_name = bool(_ASKS_FOR_NAME.search(self.question))
+        self._wants_name = asks_for_name(self.question)
         self._chinese = in_chinese(self.question)
 
     @property
@@ -297,7 +303,7 @@ def quote_answers(question: str, quote: str) -> bool:
     said = without_markers(quote)
     if asks_for_number(question) and not _states_number(said, question):
         return False
-    return not _ASKS_FOR_NAME.search(question) or bool(new_names(question, said))
+    return not asks_for_name(question) or bool(new_names(question, said))
 
 
 @dataclass(frozen=True)

@@ -162,11 +162,9 @@ def named(name: str, folded: str) -> bool:
     name joined by "of", "the", "von" … may stand as its parts, each in the text (the
     model's "Skript of Herrn Prof. Dr. Leuzinger" is a German passage's "Skript von
     Herrn Prof. Dr. Leuzinger")."""
-    if name in folded or _name_pattern(name).search(folded):
-        return True
-    other = _other_spelling(name)
-    if other != name and (other in folded or _name_pattern(other).search(folded)):
-        return True
+    for spelling in dict.fromkeys((name, _other_spelling(name))):
+        if spelling in folded or _name_pattern(spelling).search(folded):
+            return True
     parts = _JOINED.split(name)
     return len(parts) > 1 and all(
         _name_pattern(f" {part.strip()} ").search(folded) for part in parts
