@@ -35,6 +35,7 @@ class CachedLLM(LLMClient):
         self.answer_tokens = inner.answer_tokens
         self.focus_words = getattr(inner, "focus_words", None)
         self.checks_answers = getattr(inner, "checks_answers", False)
+        self.continues_answers = getattr(inner, "continues_answers", False)
         self.last_timings: dict[str, Any] = {}
         self.hits = self.misses = 0
         self._store: dict[str, Any] = {}
@@ -72,9 +73,13 @@ class CachedLLM(LLMClient):
         *,
         temperature: float | None = None,
         max_tokens: int | None = None,
+        grammar: str | None = None,
     ) -> AsyncIterator[str]:
         """The remembered answer in one piece, or the inner model's, remembered."""
-        key = self._key("chat", messages, temperature, max_tokens or self.answer_tokens)
+        # A grammar is part of the key only when there is one: the keys of the
+        # completions remembered before grammars were passed stay as they were.
+        extra = (grammar,) if grammar else ()
+        key = self._key("chat", messages, temperature, max_tokens or self.answer_tokens, *extra)
         hit = self._store.get(key)
         if hit is not None:
             self.hits += 1
@@ -84,8 +89,9 @@ class CachedLLM(LLMClient):
             return
         self.misses += 1
         parts: list[str] = []
+        kwargs = {"grammar": grammar} if grammar else {}
         async for piece in self.inner.stream(
-            messages, temperature=temperature, max_tokens=max_tokens
+            messages, temperature=temperature, max_tokens=max_tokens, **kwargs
         ):
             parts.append(piece)
             yield piece

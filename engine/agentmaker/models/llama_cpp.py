@@ -103,6 +103,7 @@ class LlamaCppLLM(LLMClient):
         #: Answers are checked sentence by sentence against their passages (a 1.5B model
         #: on a CPU answers from memory now and then; see rag/answer/checked.py).
         self.checks_answers = True
+        self.continues_answers = True
         n_ctx = n_ctx or DEFAULT_CONTEXT
         if train_context:
             n_ctx = min(n_ctx, train_context)
@@ -225,6 +226,7 @@ class LlamaCppLLM(LLMClient):
         max_tokens: int,
         emit: Callable[[object], None],
         stop: threading.Event,
+        grammar: str | None = None,
     ) -> None:
         """Run on the worker: stream pieces to ``emit`` until done or ``stop`` is set."""
         try:
@@ -265,6 +267,8 @@ class LlamaCppLLM(LLMClient):
                 "return_progress": self.on_progress is not None,
                 "cache_prompt": True,
             }
+            if grammar:
+                request["grammar"] = grammar
             try:
                 runtime.chat(request, on_chunk)
             except ModelRuntimeError:
@@ -284,8 +288,11 @@ class LlamaCppLLM(LLMClient):
         *,
         temperature: float | None = None,
         max_tokens: int | None = None,
+        grammar: str | None = None,
     ) -> AsyncIterator[str]:
-        """Yield the answer in pieces; closing the iterator stops llama.cpp."""
+        """Yield the answer in pieces; closing the iterator stops llama.cpp. ``grammar``
+        (llama.cpp's GBNF) constrains what it may write; a last ``assistant`` message is
+        the answer's beginning, which the model goes on from."""
         loop = asyncio.get_running_loop()
         queue: asyncio.Queue[object] = asyncio.Queue()
         stop = threading.Event()
@@ -300,7 +307,7 @@ class LlamaCppLLM(LLMClient):
         temp = self.temperature if temperature is None else temperature
         budget = max_tokens or self.answer_tokens
         try:
-            self._worker.submit(self._generate, messages, temp, budget, emit, stop)
+            self._worker.submit(self._generate, messages, temp, budget, emit, stop, grammar)
         except RuntimeError as exc:
             raise ModelRuntimeError(f"{self.name} was closed; open the library again.") from exc
         try:

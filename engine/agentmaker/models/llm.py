@@ -30,6 +30,10 @@ class LLMClient(ABC):
     #: shown, and which is not asked when no passage is close to the question
     #: (rag/answer/checked.py). Off for servers: a large model paraphrases more freely.
     checks_answers: bool = False
+    #: Goes on from a last ``assistant`` message (the answer's beginning: "The default
+    #: directory is") and keeps to the ``grammar`` given to :meth:`stream` (llama.cpp's
+    #: GBNF). A server's client does neither: it ignores ``grammar``.
+    continues_answers: bool = False
 
     def count_tokens(self, messages: Sequence[ChatMessage]) -> int | None:
         """Tokens ``messages`` take as a prompt (the model's own tokenizer and chat
@@ -43,8 +47,10 @@ class LLMClient(ABC):
         *,
         temperature: float | None = None,
         max_tokens: int | None = None,
+        grammar: str | None = None,
     ) -> AsyncIterator[str]:
-        """Yield the answer in pieces. Closing the iterator cancels the request."""
+        """Yield the answer in pieces. Closing the iterator cancels the request.
+        ``grammar`` constrains what a model that :attr:`continues_answers` writes."""
 
     async def complete(
         self,

@@ -460,6 +460,7 @@ class OpenAICompatibleLLM(LLMClient):
         *,
         temperature: float | None = None,
         max_tokens: int | None = None,
+        grammar: str | None = None,  # a server's API has no GBNF: ignored
     ) -> AsyncIterator[str]:
         client = self._get_client()
         payload: dict[str, Any] = {

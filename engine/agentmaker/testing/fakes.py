@@ -112,6 +112,8 @@ class ScriptedLLM(LLMClient):
     def __init__(self, replies: Sequence[str | BaseException], *, delay: float = 0.0) -> None:
         self.replies = list(replies)
         self.calls: list[list[ChatMessage]] = []
+        #: The ``grammar`` of each call (None: none).
+        self.grammars: list[str | None] = []
         self.delay = delay
         self.closed_streams = 0
 
@@ -121,8 +123,10 @@ class ScriptedLLM(LLMClient):
         *,
         temperature: float | None = None,
         max_tokens: int | None = None,
+        grammar: str | None = None,
     ) -> AsyncIterator[str]:
         self.calls.append(list(messages))
+        self.grammars.append(grammar)
         if not self.replies:
             raise ModelError("ScriptedLLM has no more scripted replies.")
         reply = self.replies.pop(0)

@@ -254,6 +254,11 @@ class ConversationLinks(QObject):
                 "The model found no answer in all the passages at once; this one is from its "
                 "second reading, of passage [1] alone, checked like any answer."
             )
+        if note == "went_on":
+            return self.tr(
+                "The model first only pointed at a passage; this is its own sentence, "
+                "finished when it was asked to go on, and checked like any answer."
+            )
         if note == "withheld" and withheld:
             return self.tr("Left out, because no passage says it: {sentences}").format(
                 sentences=withheld[:240]

@@ -69,6 +69,23 @@ def test_chat_template_comes_from_the_gguf(llm: LlamaCppLLM) -> None:
     assert llm.count_tokens(QUESTION) >= bare_tokens + 6
 
 
+def test_goes_on_from_the_answers_beginning_and_keeps_to_a_grammar(llm: LlamaCppLLM) -> None:
+    # A last assistant message is the answer's beginning: the prompt ends with it, open
+    # (no end of turn), and the model writes only what follows; a GBNF grammar binds it.
+    beginning = [*QUESTION, ChatMessage("assistant", "On a clear day the sky is")]
+    prompt = llm.prompt_text(beginning)
+    assert prompt.rstrip().endswith("On a clear day the sky is")
+    assert llm.continues_answers
+
+    async def run(grammar: str | None) -> str:
+        pieces = llm.stream(beginning, max_tokens=12, grammar=grammar)
+        return "".join([piece async for piece in pieces])
+
+    assert asyncio.run(run('root ::= " bright green."')) == " bright green."
+    free = asyncio.run(run(None))
+    assert free.strip() and not free.lstrip().startswith("On a clear day")
+
+
 def test_deterministic_at_temperature_zero(llm: LlamaCppLLM) -> None:
     first = asyncio.run(llm.complete(QUESTION, temperature=0, max_tokens=24))
     second = asyncio.run(llm.complete(QUESTION, temperature=0, max_tokens=24))

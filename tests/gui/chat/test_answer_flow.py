@@ -161,3 +161,20 @@ def test_an_answer_from_the_second_look_is_linked_and_noted(desk, qloop, tmp_pat
     assert "this one is from its second reading, of passage [1] alone" in (
         view.browser.toPlainText()
     )
+
+
+def test_an_answer_the_model_went_on_to_is_linked_and_noted(desk, qloop, tmp_path: Path) -> None:
+    doc = tmp_path / "siege.md"
+    doc.write_text("# Siege\n\nThe large siege guns were of nine-inch calibre.\n", encoding="utf-8")
+    qloop.run(desk.bridge.aingest([str(doc)]))
+    # It only points ("… were of [1]."); asked to go on from there, it writes the value.
+    llm = ScriptedLLM(["The large siege guns were of [1].", " nine-inch calibre. [1]"], delay=0.01)
+    llm.checks_answers = llm.continues_answers = True  # as the built-in model does
+    desk.bridge.library.set_llm(llm)
+    _ask(desk, qloop, "What calibre were the large siege guns?")
+    view = desk.transcript
+    assert view.answer_text() == "The large siege guns were of nine-inch calibre. [1]"
+    assert "cite:0-1" in view.anchors() and len(llm.calls) == 2
+    assert "this is its own sentence, finished when it was asked to go on" in (
+        view.browser.toPlainText()
+    )

@@ -9,7 +9,8 @@ documents do not seem to say".
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncGenerator, Sequence
+import functools
+from collections.abc import AsyncGenerator, Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Protocol
 
 from agentmaker.errors import ModelError, ModelResponseError
@@ -24,13 +25,19 @@ from agentmaker.rag.answer.checked import (
     passages_answer_question,
     quote_answers,
 )
-from agentmaker.rag.answer.citations import CitationFilter, has_words, is_non_answer
+from agentmaker.rag.answer.citations import (
+    CitationFilter,
+    has_words,
+    is_non_answer,
+    without_markers,
+)
 from agentmaker.rag.answer.confirm import quote_confirmed
 from agentmaker.rag.answer.examples import examples_for
 from agentmaker.rag.answer.extractive import TOP_PASSAGES, extractive_answer, with_heading
 from agentmaker.rag.answer.focus import focus_passages, record_labels
 from agentmaker.rag.answer.grounding import unsupported_numbers
 from agentmaker.rag.answer.prompting import NO_HITS_ANSWER, NO_SENTENCE_ANSWER, SourceRef
+from agentmaker.rag.answer.support import cut_short, split_answer
 from agentmaker.rag.chunking.located import focus_row
 from agentmaker.retrieval.types import MetadataFilter, RetrievalResult
 
@@ -59,6 +66,11 @@ _SCORE_KEYS = (
     "start_char",
     "end_char",
 )
+
+
+# Going on from the model's own "The default directory is": a value first, not "[4]"
+# again (llama.cpp's GBNF); the rest of one line as it likes, its citation included.
+_NOT_A_MARKER = r'root ::= " "? [^[ \n] [^\n]*'
 
 
 class Answerer(Protocol):
@@ -296,13 +308,19 @@ class AnswerStream(TextStream):
         # it only pointed at passages ("[2]", "The default directory is [4].").
         self.draft = checked.raw.strip()
         rag = self._rag
+        # The model pointed where its answer should stand: it goes on from there; then
+        # it reads the first passage alone.
+        looks: list[tuple[str, Callable[[], Awaitable[tuple[list[str], CheckedAnswer]]]]] = []
+        if rag.second_look and checked.frame and llm.continues_answers:
+            looks.append(("went_on", functools.partial(self._go_on, llm, messages, checked.frame)))
         if rag.second_look and len(self.sources) > 1:
-            again = CheckedAnswer(self.question, seen)
-            pieces = await self._second_look(llm, again)
+            looks.append(("second_look", functools.partial(self._second_look, llm)))
+        for note, look in looks:
+            pieces, again = await look()
             if pieces:
                 for piece in pieces:
                     yield piece
-                self.note, self.withheld = "second_look", list(again.withheld)
+                self.note, self.withheld = note, list(again.withheld)
                 self.unsupported = unsupported_numbers(self.answer, seen)
                 return
         confirm = rag.confirm_quotes
@@ -332,13 +350,34 @@ class AnswerStream(TextStream):
         self.note = "" if checked.non_answer and not self.withheld else "unsupported"
         yield fallback.text or not_found_text(self.query)
 
-    async def _second_look(self, llm: LLMClient, again: CheckedAnswer) -> list[str]:
-        """The pieces of the model's reading of the first passage alone, through
-        ``again``; [] when nothing of it is shown. A small model given five passages
-        often says it does not know when the first one holds the answer; alone, it reads
-        it (REPORT §10, session 8). The reading is held back until the model confirms it
-        answers: made to read one passage, it may answer from it whatever it asks ("The
-        horses were brought. [1]" to "What was the name of Dolokhov's horse?")."""
+    async def _go_on(
+        self, llm: LLMClient, messages: list[ChatMessage], frame: str
+    ) -> tuple[list[str], CheckedAnswer]:
+        """The pieces of the model's answer when made to go on from ``frame``, its own
+        sentence that stopped where the answer should stand ("The tox setting … is
+        [3]."), with a value rather than a marker, and the check they went through;
+        no pieces when nothing of it is shown, or when it only points again ("… is indicated in the
+        Management's Discussion section, which is [1]."). The model reads the same
+        ``messages`` (llama.cpp reuses their cache): only the words after ``frame`` are
+        new (REPORT §10, session 19)."""
+        filled = CheckedAnswer(self.question, [s.seen for s in self.sources])
+        filled.feed(frame)
+        go_on = [*messages, ChatMessage(role="assistant", content=frame)]
+        pass_ = self._checked_pass(llm, go_on, filled, fall_back=False, grammar=_NOT_A_MARKER)
+        pieces = [piece async for piece in pass_]
+        if not filled.shown or any(map(cut_short, split_answer(without_markers("".join(pieces))))):
+            return [], filled
+        return pieces, filled
+
+    async def _second_look(self, llm: LLMClient) -> tuple[list[str], CheckedAnswer]:
+        """The pieces of the model's reading of the first passage alone, and the check
+        they went through; no pieces when nothing of it is shown. A small model given
+        five passages often says it does not know when the first one holds the answer;
+        alone, it reads it (REPORT §10, session 8). A reading that only points ("The
+        author is [1].") goes on as in :meth:`_go_on`. The reading is held back until
+        the model confirms it answers: made to read one passage, it may answer from it
+        whatever it asks ("The horses were brought. [1]" to "What was the name of
+        Dolokhov's horse?")."""
         rag = self._rag
         one, _ = await asyncio.to_thread(
             fit_messages,
@@ -349,12 +388,15 @@ class AnswerStream(TextStream):
             self.history,
             examples_for(self.question),
         )
+        again = CheckedAnswer(self.question, [s.seen for s in self.sources])
         pieces = [p async for p in self._checked_pass(llm, one, again, fall_back=False)]
+        if not again.shown and again.frame and llm.continues_answers:
+            pieces, again = await self._go_on(llm, one, again.frame)
         if not again.shown:
-            return []
+            return [], again
         if rag.confirm_quotes and not await quote_confirmed(llm, self.query, "".join(pieces)):
-            return []
-        return pieces
+            return [], again
+        return pieces, again
 
     async def _checked_pass(
         self,
@@ -363,12 +405,13 @@ class AnswerStream(TextStream):
         checked: CheckedAnswer,
         *,
         fall_back: bool,
+        grammar: str | None = None,
     ) -> AsyncGenerator[str, None]:
         """One reading by the model, through ``checked``. A failure before anything is
         shown quotes the passages (``fall_back``; ``error`` is set) or, on a second look,
         only ends the look (the first reading then decides what is shown)."""
         cited = self._citation_filter()
-        stream = llm.stream(messages)
+        stream = llm.stream(messages, grammar=grammar) if grammar else llm.stream(messages)
         try:
             async for piece in stream:
                 text = checked.feed(cited.feed(piece))

@@ -92,10 +92,12 @@ def asked_records(question: str, passage: str) -> str:
         return passage
     asked = fold(question)
     ends = [*(m.start() for m in matches[1:]), len(passage)]
+    # A record with nothing under its label is no record: an INI file's "[tox]", whose
+    # settings stand under the next section ("[testenv]").
     named_ones = [
         passage[m.start() : end]
         for m, end in zip(matches, ends, strict=True)
-        if _names_record(m.group(0), asked)
+        if _names_record(m.group(0), asked) and passage[m.end() : end].strip()
     ]
     if not named_ones:
         return passage

@@ -34,13 +34,14 @@ CJK_CHAR = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
 # A name: capitalised words in a row ("Sala Baker", "Bankruptcy Reform Act"), allowing
 # "of"/"the"/"de" inside; or a single ALL-CAPS / snake_case / CamelCase word.
 _CAP = r"[A-Z][\w'’.-]*"
-# Words for a document: "the DPR paper", "the Poetry FAQ", "the Vega dataset descriptions".
+# Words for a document: "the DPR paper", "the Poetry FAQ", "the Vega dataset descriptions",
+# "the DPR authors" (a paper says "we").
 _DOCUMENT_WORDS = frozenset(
     re.findall(
         r"\w+",
         "paper faq faqs docs documentation notes diary article brochure report file document "
         "list page changelog manual handbook guide book descriptions description sheet "
-        "spreadsheet slides deck email readme booklet leaflet pamphlet",
+        "spreadsheet slides deck email readme booklet leaflet pamphlet authors",
     )
 )
 # Where a question says where to look: "…, according to the cover page of its 10-K?".

@@ -209,7 +209,7 @@ def check_sentence(
         (not added and not new_numbers)
         or not unbracketed.strip(" .,:;")
         or _LIST_NUMBER.fullmatch(unbracketed.strip())
-        or (_cut_short(body) and not _says_more(unbracketed, question_terms, question_numbers))
+        or (cut_short(body) and not _says_more(unbracketed, question_terms, question_numbers))
     ):
         # Nothing beyond the question's own words and numbers ("The default directory is
         # [4].", "2022年百花奖最佳影片奖 [1]"), a bracketed label ("[the-file-name]"), a
@@ -439,7 +439,7 @@ _CUT_SHORT = re.compile(
 )
 
 
-def _cut_short(text: str) -> bool:
+def cut_short(text: str) -> bool:
     """Whether ``text`` (an English sentence) stops before its last words' complement."""
     return bool(_CUT_SHORT.search(text.strip()))
 

@@ -34,9 +34,12 @@ class RecordingLlamaCpp(LlamaCppLLM):
         *,
         temperature: float | None = None,
         max_tokens: int | None = None,
+        grammar: str | None = None,
     ) -> AsyncIterator[str]:
         self.prompts.append(list(messages))
-        return super().stream(messages, temperature=temperature, max_tokens=max_tokens)
+        return super().stream(
+            messages, temperature=temperature, max_tokens=max_tokens, grammar=grammar
+        )
 
 
 @pytest.fixture(scope="module")

@@ -158,3 +158,44 @@ def test_an_english_word_hyphened_onto_an_identifier_is_no_part_of_it() -> None:
     assert unmatched_identifiers(asked, ["installer.max is a setting."]) == [
         "installer.max-workers"
     ]
+
+
+# An INI example of the Poetry FAQ, as the corpus's faq.md writes it (held-out v20).
+TOX = (
+    "FAQ > Is tox supported? > Use case #3\n#### Use case #3\n```ini\n[tox]\n\n[testenv]\n"
+    "skip_install = true\nallowlist_externals = poetry\ncommands_pre =\n    poetry install\n"
+    "commands =\n    poetry run pytest tests/ --import-mode importlib\n```"
+)
+DPR = (
+    "4.1 Wikipedia Data Pre-processing Following (Lee et al., 2019), we use the English "
+    "Wikipedia dump from Dec. 20, 2018 as the source documents for answering questions."
+)
+
+
+def test_an_ini_section_is_no_record_of_what_the_question_names() -> None:
+    # "[tox]" looks like a JSON entry's label, and the question names tox; but nothing
+    # stands under it: the setting is under "[testenv]", and the passage says it.
+    question = (
+        "In the Poetry FAQ's third tox use case, which tox setting is set to true so that "
+        "tox does not install anything itself?"
+    )
+    answer = (
+        "The tox setting set to true so that tox does not install anything itself is "
+        "`skip_install = true`. [1]"
+    )
+    assert check_sentence(question, answer, [TOX]).supporting == (1,)
+
+
+def test_the_authors_a_question_names_are_the_papers_we() -> None:
+    question = (
+        "From which date is the English Wikipedia dump that the DPR authors used as the "
+        "source documents for answering questions?"
+    )
+    answer = (
+        "The English Wikipedia dump that the DPR authors used as the source documents for "
+        "answering questions is from Dec. 20, 2018. [1]"
+    )
+    assert check_sentence(question, answer, [DPR]).supporting == (1,)
+    # Another date is still no answer of this passage.
+    wrong = answer.replace("Dec. 20, 2018", "Nov. 1, 2019")
+    assert check_sentence(question, wrong, [DPR]).supporting == ()
