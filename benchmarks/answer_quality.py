@@ -94,6 +94,9 @@ HELDOUT_SETS = {
     # New Chinese questions (other facts), same library as v1's, v10's and v15's. Written
     # and run in session 18, after v19 was run.
     "heldout20": (DATA / "answer_quality_heldout20.tsv", range(30, 36), range(36, 54)),
+    # New Chinese questions (other facts), same library as v4's, v7's, v11's and v16's.
+    # Written in session 19 by a helper that did not read the answer code.
+    "heldout21": (DATA / "answer_quality_heldout21.tsv", range(106, 114), range(114, 132)),
 }
 #: RGB-zh positions of the dev questions and their distractors.
 ZH_DEV, ZH_DEV_DISTRACTORS = range(0, 10), range(10, 30)
