@@ -209,7 +209,7 @@ def check_sentence(
         (not added and not new_numbers)
         or not unbracketed.strip(" .,:;")
         or _LIST_NUMBER.fullmatch(unbracketed.strip())
-        or (cut_short(body) and not _says_more(unbracketed, question_terms, question_numbers))
+        or (cut_short(body) and not _says_more(question, unbracketed, question_numbers))
     ):
         # Nothing beyond the question's own words and numbers ("The default directory is
         # [4].", "2022年百花奖最佳影片奖 [1]"), a bracketed label ("[the-file-name]"), a
@@ -444,13 +444,13 @@ def cut_short(text: str) -> bool:
     return bool(_CUT_SHORT.search(text.strip()))
 
 
-def _says_more(text: str, question_terms: set[str], question_numbers: set[str]) -> bool:
-    """Whether ``text`` has a word or number of its own beyond the question's terms and
-    numbers ("the Niger River" in "The longest river in Africa is the Niger River, which
-    is [3].")."""
+def _says_more(question: str, text: str, question_numbers: set[str]) -> bool:
+    """Whether ``text`` has a number or a name of its own beyond the question's ("the
+    Niger River" in "The longest river in Africa is the Niger River, which is [3]."); a
+    common word does not do ("The data directory used by Poetry … is. [2]")."""
     if set(stated_numbers(text, words=True)) - question_numbers:
         return True
-    return bool(_added(set(terms(text)) - _META, question_terms))
+    return bool(new_names(question, text))
 
 
 # A verb's endings: "covered" repeats the question's "cover", "stated" its "states".

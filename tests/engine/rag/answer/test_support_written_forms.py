@@ -199,3 +199,23 @@ def test_the_authors_a_question_names_are_the_papers_we() -> None:
     # Another date is still no answer of this passage.
     wrong = answer.replace("Dec. 20, 2018", "Nov. 1, 2019")
     assert check_sentence(question, wrong, [DPR]).supporting == ()
+
+
+def test_a_sentence_cut_short_says_nothing_with_only_a_common_word_of_its_own() -> None:
+    # "used" is not the question's "keep", but the sentence stops where its answer
+    # should stand: it only points (and the model is asked to go on from it).
+    question = (
+        "On Linux, in which directory does Poetry keep its data directory by default when "
+        "XDG_DATA_HOME is not set?"
+    )
+    passage = "### Data Directory\nLinux: `$XDG_DATA_HOME/pypoetry` or `~/.local/share/pypoetry`"
+    check = check_sentence(
+        question,
+        "The data directory used by Poetry on Linux by default when XDG_DATA_HOME is not "
+        "set is. [1]",
+        [passage],
+    )
+    assert not check.claim and check.cited == (1,)
+    answer = CheckedAnswer(question, [passage])
+    assert answer.feed("The data directory used by Poetry on Linux is [1].") + answer.flush() == ""
+    assert answer.frame == "The data directory used by Poetry on Linux is"
