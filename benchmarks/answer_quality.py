@@ -97,6 +97,10 @@ HELDOUT_SETS = {
     # New Chinese questions (other facts), same library as v4's, v7's, v11's and v16's.
     # Written in session 19 by a helper that did not read the answer code.
     "heldout21": (DATA / "answer_quality_heldout21.tsv", range(106, 114), range(114, 132)),
+    # New Chinese questions (other facts), same library as v5's, v6's, v13's and v17's.
+    # Written in session 19 by a helper that did not read the answer code, after v21 was
+    # run.
+    "heldout22": (DATA / "answer_quality_heldout22.tsv", range(132, 140), range(140, 150)),
 }
 #: RGB-zh positions of the dev questions and their distractors.
 ZH_DEV, ZH_DEV_DISTRACTORS = range(0, 10), range(10, 30)
