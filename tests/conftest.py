@@ -6,11 +6,18 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ.setdefault("QT_API", "pyside6")
 
 from tests.paths import CORPUS, SHARED
+
+# Property tests draw the same examples every run: a run passes or fails for the code,
+# not for the draw. `HYPOTHESIS_PROFILE=explore pytest …` draws new ones to look for bugs.
+settings.register_profile("repeatable", derandomize=True)
+settings.register_profile("explore", derandomize=False)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "repeatable"))
 
 pytest_plugins = ["tests.pg_server"]
 

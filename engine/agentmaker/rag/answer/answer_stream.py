@@ -1,9 +1,10 @@
 """AnswerStream: an answer being produced from retrieved passages, piece by piece.
 
 It retrieves, asks the model (or quotes the passages when there is none), and for the
-built-in model shows only what the passages support: the checks of checked.py, a second
-look at the first passage alone, quotes the model confirms (confirm.py), or "the
-documents do not seem to say".
+built-in model shows only what the passages support: the checks of checked.py, the
+model's own sentence gone on from where it only pointed ("… is [3]."), a second look at
+the first passage alone, quotes the model confirms (confirm.py), or "the documents do
+not seem to say".
 """
 
 from __future__ import annotations
@@ -355,11 +356,11 @@ class AnswerStream(TextStream):
     ) -> tuple[list[str], CheckedAnswer]:
         """The pieces of the model's answer when made to go on from ``frame``, its own
         sentence that stopped where the answer should stand ("The tox setting … is
-        [3]."), with a value rather than a marker, and the check they went through;
-        no pieces when nothing of it is shown, or when it only points again ("… is indicated in the
-        Management's Discussion section, which is [1]."). The model reads the same
-        ``messages`` (llama.cpp reuses their cache): only the words after ``frame`` are
-        new (REPORT §10, session 19)."""
+        [3]."), with a value rather than a marker; and the check they went through. No
+        pieces when nothing of it is shown, or when it only points again ("… is
+        indicated in the Management's Discussion section, which is [1]."). The model
+        reads the same ``messages`` (llama.cpp reuses their cache): only the words after
+        ``frame`` are new (REPORT §10, session 19)."""
         filled = CheckedAnswer(self.question, [s.seen for s in self.sources])
         filled.feed(frame)
         go_on = [*messages, ChatMessage(role="assistant", content=frame)]
@@ -411,7 +412,7 @@ class AnswerStream(TextStream):
         shown quotes the passages (``fall_back``; ``error`` is set) or, on a second look,
         only ends the look (the first reading then decides what is shown)."""
         cited = self._citation_filter()
-        stream = llm.stream(messages, grammar=grammar) if grammar else llm.stream(messages)
+        stream = llm.stream(messages, grammar=grammar)
         try:
             async for piece in stream:
                 text = checked.feed(cited.feed(piece))

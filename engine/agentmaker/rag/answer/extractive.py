@@ -302,8 +302,11 @@ def _with_values(passage: str, sentences: list[Sentence]) -> list[Sentence]:
     """``sentences`` with each label line joined to the line under it, its value: quoted
     alone, "Chinese (traditional):" does not say what the question asks of it ("How is
     Hello World written in traditional Chinese?"), "Chinese (traditional): 你好世界" does;
-    so "Latin" above the Latin text of the declaration."""
+    so "Latin" above the Latin text of the declaration. Only where the two stand so in
+    the passage, a quote's words being the passage's ("3.5" above "- solar." is not
+    "3.5 solar.")."""
     lines = {line.strip() for line in passage.splitlines()}
+    flat = " ".join(passage.split())
     out: list[Sentence] = []
     index = 0
     while index < len(sentences):
@@ -314,6 +317,7 @@ def _with_values(passage: str, sentences: list[Sentence]) -> list[Sentence]:
             and text in lines
             and len(text.split()) <= _VALUE_LABEL_WORDS
             and (text.endswith(":") or not (":" in text or _NOT_LABEL.search(text)))
+            and f"{sentence.text} {sentences[index + 1].text}" in flat
         )
         if label:
             value = sentences[index + 1]

@@ -25,6 +25,7 @@ __all__ = [
     "fold",
     "named",
     "names_in",
+    "source_of",
     "speaker_names",
     "without_source",
 ]
@@ -149,6 +150,7 @@ _SHORT = {
     "fort": "ft",
     "brothers": "bros",
     "government": "govt",
+    "suite": "ste",
 }
 _LONG = {short: word for word, short in _SHORT.items()}
 
@@ -216,3 +218,9 @@ def without_source(question: str) -> str:
     """``question`` without its "according to …" clause, which says where to look, not
     what is asked."""
     return _SOURCE.sub(" ", question)
+
+
+def source_of(question: str) -> str:
+    """The "according to …" clauses of ``question`` ("according to the cover page of its
+    10-K"), joined; "" when it has none."""
+    return " ".join(m.group(0) for m in _SOURCE.finditer(question))

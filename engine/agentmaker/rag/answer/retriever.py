@@ -70,7 +70,9 @@ class RagRetriever:
         #: passages support (checked.py). False: the model's answer as written.
         self.check_answers = check_answers
         #: With checked answers: when nothing the model wrote is supported, ask it again
-        #: with the first passage alone before quoting or abstaining.
+        #: before quoting or abstaining: to go on from its own sentence where it only
+        #: pointed ("The default directory is [4]."), when it can; then with the first
+        #: passage alone.
         self.second_look = second_look
         #: With checked answers: passages quoted in place of the model's answer, and the
         #: answer of a second look, are shown only when the model confirms they answer

@@ -55,6 +55,7 @@ from agentmaker.rag.answer.names import (
     fold,
     named,
     names_in,
+    source_of,
     speaker_names,
     without_source,
 )
@@ -228,6 +229,9 @@ def check_sentence(
     voices = {n for n in speaker_names(question) if any(named(n, e.folded) for e in evidence)}
     unheld = titles | tools | asked_for_codes(question) | voices
     names = [n for n in names if n not in unheld]
+    # So is the number in where the question says to look ("… according to the cover
+    # page of its 10-K").
+    numbers -= set(stated_numbers(source_of(question), words=True))
     asked = [name for name in names if name in fold(question)]
     asking = question_terms - _META
     # An answer without the question's words ("Mathieu Fenniak [4]") claims the whole

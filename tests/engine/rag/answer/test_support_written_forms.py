@@ -219,3 +219,23 @@ def test_a_sentence_cut_short_says_nothing_with_only_a_common_word_of_its_own() 
     answer = CheckedAnswer(question, [passage])
     assert answer.feed("The data directory used by Poetry on Linux is [1].") + answer.flush() == ""
     assert answer.frame == "The data directory used by Poetry on Linux is"
+
+
+def test_a_suite_written_short_and_the_number_of_where_to_look() -> None:
+    # The cover writes "Ste. 305"; "its 10-K" says where to look, and the cover page's
+    # passage need not say "10-K" (held-out v21).
+    question = (
+        "In which suite of its Cameron Street building are Galaxy Gaming's principal "
+        "executive offices, according to the cover page of its 10-K?"
+    )
+    cover = (
+        "Galaxy Gaming, Inc.\n| 6480 Cameron Street Ste. 305 – Las Vegas, NV 89118 |\n"
+        "| (Address of principal executive offices) |"
+    )
+    answer = (
+        "The principal executive offices of Galaxy Gaming are located in Suite 305 of its "
+        "Cameron Street building, as stated on the cover page of its 10-K. [1]"
+    )
+    assert check_sentence(question, answer, [cover]).supporting == (1,)
+    # Another suite is not held.
+    assert check_sentence(question, answer.replace("305", "310"), [cover]).supporting == ()
