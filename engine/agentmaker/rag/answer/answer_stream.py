@@ -310,11 +310,14 @@ class AnswerStream(TextStream):
         self.draft = checked.raw.strip()
         rag = self._rag
         # The model pointed where its answer should stand: it goes on from there; then
-        # it reads the first passage alone.
+        # it reads the first passage alone, unless it stated a value no passage holds:
+        # so made to read one passage, it took the passage's nearest number in its place
+        # ("49 degrees" for a temperature no diary entry gives; REPORT §10, session 19).
         looks: list[tuple[str, Callable[[], Awaitable[tuple[list[str], CheckedAnswer]]]]] = []
         if rag.second_look and checked.frame and llm.continues_answers:
             looks.append(("went_on", functools.partial(self._go_on, llm, messages, checked.frame)))
-        if rag.second_look and len(self.sources) > 1:
+        refused = len(checked.withheld) > checked.foreign
+        if rag.second_look and len(self.sources) > 1 and not refused:
             looks.append(("second_look", functools.partial(self._second_look, llm)))
         for note, look in looks:
             pieces, again = await look()

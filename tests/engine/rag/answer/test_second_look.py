@@ -68,19 +68,30 @@ def test_a_declined_answer_gets_a_second_look_at_the_first_passage(library: Libr
 def test_a_second_look_that_still_finds_nothing_leaves_the_first_readings_outcome(
     library: Library,
 ) -> None:
-    # Unsupported both times: the usual outcome of the first reading (quotes here, since
-    # the first passage holds the question's words), and the first draft in the note.
-    llm = ScriptedLLM(["The guns were of 12-inch calibre. [1]", "I don't know.", "Yes."])
+    # Nothing found the second time: the usual outcome of the first reading (quotes here,
+    # since the first passage holds the question's words), and the first draft in the note.
+    llm = ScriptedLLM(["[2]", "I don't know.", "Yes."])
     result = _ask(library, llm)
     assert len(llm.calls) == 3  # two readings, then the model confirms the quote
-    assert result.note == "quoted_unsupported" and result.extractive
-    assert result.draft == "The guns were of 12-inch calibre. [1]"
+    assert result.note == "quoted_not_answered" and result.extractive
+    assert result.draft == "[2]"
     assert "nine-inch calibre" in result.answer
     # A question no passage answers: "I don't know" twice is an abstention.
     llm = ScriptedLLM(["I don't know.", "I don't know."])
     result = _ask(library, llm, "How many pickets guarded the rear of the division?")
     assert len(llm.calls) == 2 and result.abstained
     assert result.answer == NOT_FOUND_ANSWER and result.note == ""
+
+
+def test_no_second_look_after_a_value_no_passage_holds(library: Library) -> None:
+    # The model stated a value its passages do not hold: made to read the first passage
+    # alone, it would take that passage's nearest number (v18's "49 degrees" for a
+    # temperature no diary entry gives). The first reading's outcome stands.
+    llm = ScriptedLLM(["The guns were of 12-inch calibre. [1]", "Yes."])
+    result = _ask(library, llm)
+    assert len(llm.calls) == 2 and "Does the text give the answer" in llm.calls[1][-1].content
+    assert result.note == "quoted_unsupported" and "nine-inch calibre" in result.answer
+    assert result.draft == "The guns were of 12-inch calibre. [1]"
 
 
 def test_a_model_failure_in_the_second_look_only_ends_the_look(library: Library) -> None:
