@@ -285,6 +285,11 @@
     </message>
     <message>
         <location filename="../../gui/agentmaker_desk/bridge/conversations.py"/>
+        <source>The model first only pointed at a passage; this is its own sentence, finished when it was asked to go on, and checked like any answer.</source>
+        <translation>模型起初只指向了一个段落；这是它自己的句子，在被要求接着写下去后补全，并像其他答案一样经过核对。</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/bridge/conversations.py"/>
         <source>Left out, because no passage says it: {sentences}</source>
         <translation>已省略，因为没有段落这样说：{sentences}</translation>
     </message>
