@@ -94,6 +94,8 @@ _TWO_CAPITALS = re.compile(r"(?<![\w.])[A-Z]{2}(?!\w)")
 # "Red and dry skin", a heading).
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？；])")
 _LABEL_END = re.compile(r"[.!?。！？；:,]\W*$")
+# A table row's first cell alone on its line ("| Item 1B."), the row's values under it.
+_ROW_LABEL = re.compile(r"\|\s*[^|\s][^|]*$")
 # Last words of names that are not people's: "Norwich City" is not "Leicester City".
 _NOT_SURNAMES = frozenset(
     re.findall(
@@ -344,13 +346,15 @@ def _evidence(passage: str) -> _Evidence:
 def _sentences(passage: str) -> tuple[frozenset[str], ...]:
     """The terms of each sentence of ``passage``, each with those of the label line it
     stands under: "Dutch" is what "… in een geest van broederschap te gedragen." is said
-    in, as a heading is what its text is about."""
+    in, as a heading is what its text is about; and a table's short first cell on a line
+    of its own, however it ends ("| Item 1B." above "| | Unresolved Staff Comments |")."""
     out: list[frozenset[str]] = []
     label: frozenset[str] = frozenset()
     for line in passage.splitlines():
         if not line.strip():
             continue
-        if len(line.split()) <= LABEL_WORDS and not _LABEL_END.search(line):
+        short = len(line.split()) <= LABEL_WORDS
+        if short and (not _LABEL_END.search(line) or _ROW_LABEL.match(line)):
             label = frozenset(terms(line))
             out.append(label)
             continue

