@@ -115,6 +115,7 @@ _BRACKETED = re.compile(r"\[[^\]]*\]|\([^)]*\)")
 # A placeholder marker copied from the instructions ("[n]"), and a sentence the model
 # wrapped in brackets ("[pypdf is now comparable with Tika, pypdfium2 and PyMuPDF] [n]"):
 # three words or more in brackets are the model's text, not a label ("[the-file-name]").
+_QUOTED = re.compile(r"[\"“]([^\"“”]+)[\"”]")
 _PLACEHOLDER = re.compile(r"\s*\[[nN]\]")
 _WRAPPED = re.compile(r"\[([^\[\]\s]+(?:\s+[^\[\]\s]+){2,})\]")
 # Chinese characters that ask or join rather than name what a question is about.
@@ -179,6 +180,17 @@ def _unwrapped(sentence: str) -> str:
     return text.replace(whole.group(0), whole.group(1), 1) if whole else text
 
 
+def _without_question(body: str, question: str) -> str:
+    """``body`` without the question quoted in it whole ("The answer to the question
+    "According to … reimbursed? " is 12 consecutive hours."): what it claims is the rest."""
+    asked = " ".join(question.split()).lower()
+
+    def drop(quoted: re.Match[str]) -> str:
+        return " " if " ".join(quoted.group(1).split()).lower() == asked else quoted.group(0)
+
+    return _QUOTED.sub(drop, body)
+
+
 def _body(sentence: str) -> tuple[str, tuple[int, ...]]:
     cited: list[int] = []
     for match in _MARKER.finditer(sentence):
@@ -200,19 +212,20 @@ def check_sentence(
     none does alone, the two that support it together (see :attr:`SentenceCheck.joint`)."""
     sentence = _unwrapped(sentence)
     body, cited = _body(sentence)
-    words = set(terms(body)) - _META
-    numbers = set(stated_numbers(body, words=True))
-    names = names_in(body)
+    claimed = _without_question(body, question)
+    words = set(terms(claimed)) - _META
+    numbers = set(stated_numbers(claimed, words=True))
+    names = names_in(claimed)
     question_terms = set(terms(question))
     question_numbers = set(stated_numbers(question, words=True))
     added = _added(words, question_terms)
     new_numbers = numbers - question_numbers
-    unbracketed = _BRACKETED.sub("", body)
+    unbracketed = _BRACKETED.sub("", claimed)
     if (
         (not added and not new_numbers)
         or not unbracketed.strip(" .,:;")
         or _LIST_NUMBER.fullmatch(unbracketed.strip())
-        or (cut_short(body) and not _says_more(question, unbracketed, question_numbers))
+        or (cut_short(claimed) and not _says_more(question, unbracketed, question_numbers))
     ):
         # Nothing beyond the question's own words and numbers ("The default directory is
         # [4].", "2022年百花奖最佳影片奖 [1]"), a bracketed label ("[the-file-name]"), a
@@ -528,11 +541,13 @@ _END = re.compile(r"(?:[.!?]+[\"'”’)]*(?=\s|$|\[)|[。！？]+[”’」』�
 
 
 def _goes_on(text: str, end: re.Match[str]) -> bool:
-    """Whether the full stop ``end`` found closes an abbreviation or an initial ("11
-    U.S.C. § 109, Fed. R. Bankr. P. 1007"), or lower case follows it: no sentence ends."""
-    if end.group(0).rstrip("\"'”’)") != ".":
-        return False
-    return is_abbreviation(text, end.start()) or text[end.end() :].lstrip()[:1].islower()
+    """Whether the end mark ``end`` found ends no sentence: lower case follows it, even
+    after a stray quote (the question the model quotes: "… reimbursed? " is 12
+    consecutive hours."), or a full stop closes an abbreviation or an initial ("11
+    U.S.C. § 109, Fed. R. Bankr. P. 1007")."""
+    if text[end.end() :].lstrip(" \"'”’").lstrip()[:1].islower():
+        return True
+    return end.group(0).rstrip("\"'”’)") == "." and is_abbreviation(text, end.start())
 
 
 def split_answer(text: str) -> list[str]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from agentmaker.rag.answer.checked import CheckedAnswer, passages_answer_question
 from agentmaker.rag.answer.names import asked_for_codes, named, speaker_names
-from agentmaker.rag.answer.support import check_sentence, unmatched_identifiers
+from agentmaker.rag.answer.support import check_sentence, split_answer, unmatched_identifiers
 
 # Lines of the corpus files the held-out questions were asked of (benchmarks/data).
 AIRPORTS = (
@@ -255,3 +255,24 @@ def test_a_tables_first_cell_on_a_line_of_its_own_labels_the_row_under_it() -> N
         "discusses unresolved staff comments. [1]"
     )
     assert check_sentence(question, answer, [contents]).supporting == (1,)
+
+
+def test_an_answer_that_quotes_the_question_is_one_sentence_and_claims_the_rest() -> None:
+    question = (
+        "According to the chapter 13 trustee handbook, for more than how long must official "
+        "travel keep a standing trustee away from the office for meals to be reimbursed?"
+    )
+    handbook = (
+        "Reimbursement for meals is authorized if the official travel causes the standing "
+        "trustee or an employee to be away from the office for more than twelve consecutive "
+        "hours and the travel is more than 50 miles from the residence."
+    )
+    answer = f'The answer to the question "{question} " is 12 consecutive hours. [1]'
+    # Not cut after the quoted question's "?": the rest would be '" is 12 consecutive hours.'
+    assert split_answer(answer + " It is in the handbook. [1]") == [
+        answer,
+        " It is in the handbook. [1]",
+    ]
+    # The quoted question (its "According" is no name to find) is no part of the claim.
+    assert check_sentence(question, answer, [handbook]).supporting == (1,)
+    assert check_sentence(question, answer.replace("12", "14"), [handbook]).supporting == ()
