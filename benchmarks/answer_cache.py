@@ -89,9 +89,8 @@ class CachedLLM(LLMClient):
             return
         self.misses += 1
         parts: list[str] = []
-        kwargs = {"grammar": grammar} if grammar else {}
         async for piece in self.inner.stream(
-            messages, temperature=temperature, max_tokens=max_tokens, **kwargs
+            messages, temperature=temperature, max_tokens=max_tokens, grammar=grammar
         ):
             parts.append(piece)
             yield piece

@@ -115,9 +115,10 @@ _BRACKETED = re.compile(r"\[[^\]]*\]|\([^)]*\)")
 # A placeholder marker copied from the instructions ("[n]"), and a sentence the model
 # wrapped in brackets ("[pypdf is now comparable with Tika, pypdfium2 and PyMuPDF] [n]"):
 # three words or more in brackets are the model's text, not a label ("[the-file-name]").
-_QUOTED = re.compile(r"[\"“]([^\"“”]+)[\"”]")
 _PLACEHOLDER = re.compile(r"\s*\[[nN]\]")
 _WRAPPED = re.compile(r"\[([^\[\]\s]+(?:\s+[^\[\]\s]+){2,})\]")
+# Text in double quotes (the question, when the model quotes it whole).
+_QUOTED = re.compile(r"[\"“]([^\"“”]+)[\"”]")
 # Chinese characters that ask or join rather than name what a question is about.
 _CJK_FUNCTION = frozenset("的是谁了吗呢吧啊在有和与及被把哪什么多少几个又也都该这那其之")
 _CJK_PAIR = re.compile(f"{CJK_CHAR.pattern}{{2}}")
