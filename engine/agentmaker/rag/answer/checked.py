@@ -203,8 +203,9 @@ class CheckedAnswer:
     #: Passages that sentences without a claim pointed at ("The default directory is
     #: [4]."): the model's way of saying "the answer is there".
     pointed: list[int] = field(default_factory=list)
-    #: The first of those that stops where its answer should stand, without its markers
-    #: ("The default directory is"): the model may be asked to go on from there.
+    #: The first sentence without a claim that stops where its answer should stand,
+    #: without its markers ("The default directory is [4].", "Item 4 is."): the model
+    #: may be asked to go on from there.
     frame: str = ""
     shown: int = 0  # sentences shown
     #: Of :attr:`withheld`, the sentences in English to a Chinese question (their
@@ -275,7 +276,7 @@ class CheckedAnswer:
                 continue
             if not check.claim:  # "[1]" or "This is stated in [1].": no claim of its own
                 self.pointed += [n for n in check.cited if n not in self.pointed]
-                if check.cited and not self.frame and cut_short(check.body):
+                if not self.frame and cut_short(check.body):
                     self.frame = check.body.rstrip(" .,:;")
                 continue
             # Once the answer's first claim is withheld, what follows it is withheld too:

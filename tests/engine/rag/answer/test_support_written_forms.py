@@ -276,3 +276,29 @@ def test_an_answer_that_quotes_the_question_is_one_sentence_and_claims_the_rest(
     # The quoted question (its "According" is no name to find) is no part of the claim.
     assert check_sentence(question, answer, [handbook]).supporting == (1,)
     assert check_sentence(question, answer.replace("12", "14"), [handbook]).supporting == ()
+
+
+def test_a_footnotes_number_glued_to_a_sentences_last_number() -> None:
+    # The booklet's text: "by the age of 85.2" is age 85 and footnote 2 (held-out v22).
+    booklet = (
+        "About 120 men are diagnosed with breast cancer in Australia each year. Breast "
+        "cancer in men makes up less than 1% of all breast cancers – only 1 in 838 men will "
+        "be diagnosed before the age of 85.2 Lobular carcinoma in situ … This is not cancer."
+    )
+    question = (
+        "According to the Understanding Breast Cancer booklet, how many men will be "
+        "diagnosed with breast cancer before the age of 85?"
+    )
+    answer = (
+        "According to the Understanding Breast Cancer booklet, 1 in 838 men will be "
+        "diagnosed with breast cancer before the age of 85. [1]"
+    )
+    assert check_sentence(question, answer, [booklet]).supporting == (1,)
+    assert check_sentence(question, answer.replace("838", "839"), [booklet]).supporting == ()
+
+
+def test_a_sentence_cut_short_without_its_marker_is_a_frame_too() -> None:
+    # "Item 4 is [10]." without the marker to no passage: the model may go on from it.
+    answer = CheckedAnswer("In the table of contents, what is Item 4?", ["| Item 4."])
+    assert answer.feed("Item 4 is.") + answer.flush() == ""
+    assert answer.frame == "Item 4 is" and not answer.withheld
