@@ -101,6 +101,9 @@ HELDOUT_SETS = {
     # Written in session 19 by a helper that did not read the answer code, after v21 was
     # run.
     "heldout22": (DATA / "answer_quality_heldout22.tsv", range(132, 140), range(140, 150)),
+    # New Chinese questions (other facts), same library as v3's, v8's, v14's and v18's.
+    # Written in session 19 by a helper that did not read the answer code, while v22 ran.
+    "heldout23": (DATA / "answer_quality_heldout23.tsv", range(80, 88), range(88, 106)),
 }
 #: RGB-zh positions of the dev questions and their distractors.
 ZH_DEV, ZH_DEV_DISTRACTORS = range(0, 10), range(10, 30)
