@@ -295,7 +295,7 @@ class AnswerStream(TextStream):
         (checked.py); when nothing is, a second look at the first passage alone, then
         quotes or "the documents do not seem to say"."""
         seen = [s.seen for s in self.sources]  # what each passage tells the model
-        checked = CheckedAnswer(self.question, seen)
+        checked = self._reading_check()
         async for piece in self._checked_pass(llm, messages, checked, fall_back=True):
             yield piece
         if self.error:  # the model failed: the passages were quoted instead
@@ -354,6 +354,11 @@ class AnswerStream(TextStream):
         self.note = "" if checked.non_answer and not self.withheld else "unsupported"
         yield fallback.text or not_found_text(self.query)
 
+    def _reading_check(self) -> CheckedAnswer:
+        """A fresh check for one reading by the model: against what each passage tells
+        it (its ``seen`` text)."""
+        return CheckedAnswer(self.question, [s.seen for s in self.sources])
+
     async def _go_on(
         self, llm: LLMClient, messages: list[ChatMessage], frame: str
     ) -> tuple[list[str], CheckedAnswer]:
@@ -364,7 +369,7 @@ class AnswerStream(TextStream):
         indicated in the Management's Discussion section, which is [1]."). The model
         reads the same ``messages`` (llama.cpp reuses their cache): only the words after
         ``frame`` are new (REPORT §10, session 19)."""
-        filled = CheckedAnswer(self.question, [s.seen for s in self.sources])
+        filled = self._reading_check()
         filled.feed(frame)
         go_on = [*messages, ChatMessage(role="assistant", content=frame)]
         pass_ = self._checked_pass(llm, go_on, filled, fall_back=False, grammar=_NOT_A_MARKER)
@@ -392,7 +397,7 @@ class AnswerStream(TextStream):
             self.history,
             examples_for(self.question),
         )
-        again = CheckedAnswer(self.question, [s.seen for s in self.sources])
+        again = self._reading_check()
         pieces = [p async for p in self._checked_pass(llm, one, again, fall_back=False)]
         if not again.shown and again.frame and llm.continues_answers:
             pieces, again = await self._go_on(llm, one, again.frame)
