@@ -60,6 +60,7 @@ from agentmaker.rag.answer.names import (
     without_source,
 )
 from agentmaker.rag.answer.sentences import LABEL_WORDS, is_abbreviation, terms
+from agentmaker.rag.answer.units import asked_kinds, measures, unit_conflict
 from agentmaker.rag.answer.us_states import state_code, state_name
 
 __all__ = [
@@ -272,7 +273,10 @@ def check_sentence(
     # repeated beside the answer.
     plain = not new_numbers and not titles and all(name in asked for name in names)
     echo = frozenset(words & asking) if plain else None
-    claim = _Claim(words, added, numbers, names, asked, min_coverage, about, echo)
+    # What the claim's new numbers measure ("8.8 hours"), and what the question asks in.
+    measured = {n: kinds for n, kinds in measures(claimed).items() if n in new_numbers}
+    units = (measured, asked_kinds(question))
+    claim = _Claim(words, added, numbers, names, asked, min_coverage, about, echo, units)
     ranked = sorted(
         ((score, n) for n, e in enumerate(evidence, start=1) if (score := claim.held_by(e))),
         key=lambda x: (-x[0], x[1]),
@@ -306,8 +310,12 @@ class _Evidence:
     capitalised: frozenset[str]  # words written with a capital, folded
     codes: frozenset[str]  # two capitals alone ("VA"), folded: " va "
     sentences: tuple[frozenset[str], ...]  # the terms of each sentence, with its label
+    measures: dict[str, set[str]]  # the kinds of unit after each number (units.py)
 
     def __or__(self, other: _Evidence) -> _Evidence:
+        measured = {n: set(kinds) for n, kinds in self.measures.items()}
+        for n, kinds in other.measures.items():
+            measured.setdefault(n, set()).update(kinds)
         return _Evidence(
             self.numbers | other.numbers,
             self.folded + other.folded,
@@ -315,6 +323,7 @@ class _Evidence:
             self.capitalised | other.capitalised,
             self.codes | other.codes,
             self.sentences + other.sentences,
+            measured,
         )
 
     def names(self, name: str, *, asked: bool) -> bool:
@@ -357,6 +366,7 @@ def _evidence(passage: str) -> _Evidence:
         capitalised,
         codes,
         _sentences(passage),
+        measures(passage),
     )
 
 
@@ -394,11 +404,17 @@ class _Claim:
     #: own: then one sentence of a supporting passage must hold ``min_coverage`` of the
     #: words it adds, and one of these.
     echo: frozenset[str] | None = None
+    #: What the claim's new numbers measure, and the kinds of unit the question asks in
+    #: (units.py): "4 gray" is not held by "4–6 weeks", "8.8 hours" answers no question
+    #: asked in gigabytes.
+    units: tuple[dict[str, set[str]], set[str]] = ({}, set())
 
     def held_by(self, evidence: _Evidence) -> float:
         """The share of the claim's words ``evidence`` holds when it holds all of its
-        numbers and names and enough of its words, else 0."""
+        numbers (with their units) and names and enough of its words, else 0."""
         if not self.numbers <= evidence.numbers:
+            return 0.0
+        if unit_conflict(self.units[0], self.units[1], evidence.measures):
             return 0.0
         if not all(evidence.names(name, asked=name in self.asked) for name in self.names):
             return 0.0
