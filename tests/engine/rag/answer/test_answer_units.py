@@ -12,8 +12,10 @@ RADIOTHERAPY = (
     "cases, you may have a larger dose each day for about three weeks."
 )
 FAISS = (
-    "Computing dense embeddings on 21-million passages is resource intensive, but can be "
-    "easily parallelized, taking roughly 8.8 hours on 8 GPUs."
+    "With the help of FAISS in-memory index for real-valued vectors DPR can be made "
+    "incredibly efficient. Computing dense embeddings on 21-million passages is resource "
+    "intensive, but can be easily parallelized, taking roughly 8.8 hours on 8 GPUs. "
+    "However, building the FAISS index on 21-million vectors on a single server takes 8.5 hours."
 )
 WEATHER = "[row 155] date: 2012/06/03; precipitation: 0.0; temp_max: 22.2; temp_min: 10.6"
 
