@@ -104,6 +104,9 @@ HELDOUT_SETS = {
     # New Chinese questions (other facts), same library as v3's, v8's, v14's and v18's.
     # Written in session 19 by a helper that did not read the answer code, while v22 ran.
     "heldout23": (DATA / "answer_quality_heldout23.tsv", range(80, 88), range(88, 106)),
+    # New Chinese questions (other facts), same library as v2's, v9's, v12's and v19's.
+    # Written in session 20 by a helper that did not read the answer code.
+    "heldout24": (DATA / "answer_quality_heldout24.tsv", range(54, 62), range(62, 80)),
 }
 #: RGB-zh positions of the dev questions and their distractors.
 ZH_DEV, ZH_DEV_DISTRACTORS = range(0, 10), range(10, 30)

@@ -675,3 +675,19 @@ def test_a_tool_the_question_names_by_its_command_need_not_stand_in_its_own_docs
     asked = "Against which club did Iwan Roberts score his first goal?"
     roberts = "Iwan Roberts scored his first goal against Watford Town. [1]"
     assert not check_sentence(asked, roberts, [goal, "Iwan Roberts played for Norwich."]).supported
+
+
+def test_the_gate_weighs_what_is_asked_not_where_to_look() -> None:
+    # "according to the cars data": a record says neither "according" nor "data".
+    records = "\n".join(
+        f"[{n}]\nName: {name}\nMiles_per_Gallon: {mpg}\nCylinders: 8\nWeight_in_lbs: {lbs}\n"
+        for n, name, mpg, lbs in [
+            (101, "chevrolet impala", 11, 4997),
+            (102, "buick electra 225 custom", 12, 4951),
+            (103, "amc ambassador brougham", 13, 3821),
+        ]
+    )
+    question = (
+        "How much does the buick electra 225 custom weigh, in pounds, according to the cars data?"
+    )
+    assert passages_answer_question(question, [f"cars — [101]–[103]\n{records}"], [None])
