@@ -46,6 +46,7 @@ from collections.abc import Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
+from agentmaker.rag.answer.dates import Date, dates_in, numeric_dates, without_dates
 from agentmaker.rag.answer.focus import asked_records
 from agentmaker.rag.answer.grounding import numbers_in, stated_numbers
 from agentmaker.rag.answer.names import (
@@ -219,7 +220,8 @@ def check_sentence(
     body, cited = _body(sentence)
     claimed = _without_question(body, question)
     words = set(terms(claimed)) - _META
-    numbers = set(stated_numbers(claimed, words=True))
+    # A date in numbers is checked whole (dates.py), not as three numbers.
+    numbers = set(stated_numbers(without_dates(claimed), words=True))
     names = names_in(claimed)
     question_terms = set(terms(question))
     question_numbers = set(stated_numbers(question, words=True))
@@ -276,7 +278,8 @@ def check_sentence(
     # What the claim's new numbers measure ("8.8 hours"), and what the question asks in.
     measured = {n: kinds for n, kinds in measures(claimed).items() if n in new_numbers}
     units = (measured, asked_kinds(question))
-    claim = _Claim(words, added, numbers, names, asked, min_coverage, about, echo, units)
+    dates = frozenset(numeric_dates(claimed))
+    claim = _Claim(words, added, numbers, names, asked, min_coverage, about, echo, units, dates)
     ranked = sorted(
         ((score, n) for n, e in enumerate(evidence, start=1) if (score := claim.held_by(e))),
         key=lambda x: (-x[0], x[1]),
@@ -311,6 +314,7 @@ class _Evidence:
     codes: frozenset[str]  # two capitals alone ("VA"), folded: " va "
     sentences: tuple[frozenset[str], ...]  # the terms of each sentence, with its label
     measures: dict[str, set[str]]  # the kinds of unit after each number (units.py)
+    dates: frozenset[Date]  # dates.py
 
     def __or__(self, other: _Evidence) -> _Evidence:
         measured = {n: set(kinds) for n, kinds in self.measures.items()}
@@ -324,6 +328,7 @@ class _Evidence:
             self.codes | other.codes,
             self.sentences + other.sentences,
             measured,
+            self.dates | other.dates,
         )
 
     def names(self, name: str, *, asked: bool) -> bool:
@@ -367,6 +372,7 @@ def _evidence(passage: str) -> _Evidence:
         codes,
         _sentences(passage),
         measures(passage),
+        frozenset(dates_in(passage)),
     )
 
 
@@ -408,6 +414,9 @@ class _Claim:
     #: (units.py): "4 gray" is not held by "4–6 weeks", "8.8 hours" answers no question
     #: asked in gigabytes.
     units: tuple[dict[str, set[str]], set[str]] = ({}, set())
+    #: The dates the claim writes in numbers ("2012/12/17"): each one fact, held only by
+    #: a passage that writes that day (not by one with 2012, 12 and 17 in other dates).
+    dates: frozenset[Date] = frozenset()
 
     def held_by(self, evidence: _Evidence) -> float:
         """The share of the claim's words ``evidence`` holds when it holds all of its
@@ -415,6 +424,8 @@ class _Claim:
         if not self.numbers <= evidence.numbers:
             return 0.0
         if unit_conflict(self.units[0], self.units[1], evidence.measures):
+            return 0.0
+        if not self.dates <= evidence.dates:
             return 0.0
         if not all(evidence.names(name, asked=name in self.asked) for name in self.names):
             return 0.0

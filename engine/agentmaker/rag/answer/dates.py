@@ -1,0 +1,60 @@
+"""Dates written in numbers ("2012/12/17", "2024-09-15"), read whole.
+
+The support check compares numbers one by one, so "The wind speed for 2012/12/17 is
+5.6. [2]" was held by a passage of other days' rows (2012/01/12, 2012/03/17: 2012, 12 and
+17 all stand there). A date an answer writes in numbers is one fact: :func:`dates_in`
+reads it as (year, month, day), and a passage holds it when it writes that day, in
+numbers or in words ("December 17, 2012", "17 December 2012").
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["dates_in", "numeric_dates", "without_dates"]
+
+# The months' first three letters, as dates abbreviate them ("Dec", "Sept.").
+_MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
+_MONTH_NAMES = (
+    "january february march april may june july august september october november december "
+    "jan feb mar apr jun jul aug sept sep oct nov dec"
+)
+_MONTH = rf"(?P<month>{'|'.join(_MONTH_NAMES.split())})\b\.?"
+_YMD = re.compile(r"(?<![\d./-])(\d{4})([-/.])(\d{1,2})\2(\d{1,2})(?![\d/-]|\.\d)")
+# Day and month before the year ("12/17/2012", "17.12.2012"): either order may be meant.
+_DAY_MONTH_YEAR = re.compile(r"(?<![\d./-])(\d{1,2})([-/.])(\d{1,2})\2(\d{4})(?![\d/-]|\.\d)")
+_MDY = re.compile(rf"\b{_MONTH}\s+(?P<day>\d{{1,2}})(?:st|nd|rd|th)?,?\s+(?P<year>\d{{4}})\b", re.I)
+_DMY = re.compile(rf"\b(?P<day>\d{{1,2}})(?:st|nd|rd|th)?\s+{_MONTH},?\s+(?P<year>\d{{4}})\b", re.I)
+
+Date = tuple[int, int, int]
+
+
+def _valid(year: int, month: int, day: int) -> bool:
+    return 1 <= month <= 12 and 1 <= day <= 31
+
+
+def numeric_dates(text: str) -> set[Date]:
+    """The dates ``text`` writes as year, month and day in numbers ("2012/12/17")."""
+    found = {(int(m.group(1)), int(m.group(3)), int(m.group(4))) for m in _YMD.finditer(text)}
+    return {date for date in found if _valid(*date)}
+
+
+def dates_in(text: str) -> set[Date]:
+    """The dates ``text`` writes, in numbers (the day and the month before the year
+    read both ways) or with the month's name."""
+    found = numeric_dates(text)
+    for m in _DAY_MONTH_YEAR.finditer(text):
+        a, b, year = int(m.group(1)), int(m.group(3)), int(m.group(4))
+        found |= {date for date in ((year, a, b), (year, b, a)) if _valid(*date)}
+    for pattern in (_MDY, _DMY):
+        for m in pattern.finditer(text):
+            month = _MONTHS.index(m.group("month").lower()[:3]) + 1
+            date = (int(m.group("year")), month, int(m.group("day")))
+            if _valid(*date):
+                found.add(date)
+    return found
+
+
+def without_dates(text: str) -> str:
+    """``text`` with the dates it writes in numbers (:func:`numeric_dates`) blanked."""
+    return _YMD.sub(lambda m: m.group(0) if not numeric_dates(m.group(0)) else " ", text)
