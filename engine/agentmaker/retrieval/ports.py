@@ -85,13 +85,19 @@ class Embedder(ABC):
 
     def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
         """Embed search queries. Models that embed questions differently from the
-        passages they look for (e5's ``query:``/``passage:`` prefixes) override this
-        and :meth:`aembed_queries`; by default a query is embedded like a passage."""
+        passages they look for (e5's ``query:``/``passage:`` prefixes) override this;
+        by default a query is embedded like a passage."""
         return self.embed_batch(texts)
 
     async def aembed_queries(self, texts: Sequence[str]) -> np.ndarray:
-        """Async twin of :meth:`embed_queries` (:meth:`aembed_batch` by default)."""
-        return await self.aembed_batch(texts)
+        """Async twin of :meth:`embed_queries`: :meth:`aembed_batch` when queries are
+        embedded like passages, else :meth:`embed_queries` in a worker thread. An
+        embedder that overrides only :meth:`embed_queries` (a cache around e5) so
+        searches the same way from async code (the app's) as from sync code: it had
+        embedded async queries as passages (REPORT §10, session 20)."""
+        if type(self).embed_queries is Embedder.embed_queries:
+            return await self.aembed_batch(texts)
+        return await asyncio.to_thread(self.embed_queries, texts)
 
     def embed_query(self, text: str) -> np.ndarray:
         """Embed one search query (see :meth:`embed_queries`)."""

@@ -72,6 +72,13 @@ class EmbedderContract:
         async_ = asyncio.run(embedder.aembed_batch(["async twin"]))
         np.testing.assert_allclose(sync, async_, atol=1e-5)
 
+    def test_async_query_twin_matches(self, embedder: Embedder) -> None:
+        # The app searches from async code: a query must be embedded as sync code would
+        # (with e5's "query: " prefix when the embedder adds one).
+        sync = embedder.embed_queries(["which word stands for brotherhood?"])
+        async_ = asyncio.run(embedder.aembed_queries(["which word stands for brotherhood?"]))
+        np.testing.assert_allclose(sync, async_, atol=1e-5)
+
     def test_related_texts_are_closer(self, embedder: Embedder) -> None:
         a, b, c = embedder.embed_batch(
             ["the daily meal allowance", "meal allowance per day", "the rocket engine ignition"]

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
+import numpy as np
 import pytest
 from agentmaker.retrieval import Fts5KeywordIndex, RRFFusion, SqliteVecStore
 from agentmaker.testing import FakeEmbedder, FakeReranker
@@ -21,6 +23,20 @@ class TestFakeEmbedder(EmbedderContract):
     @pytest.fixture
     def embedder(self) -> FakeEmbedder:
         return FakeEmbedder()
+
+
+class _QueryPrefixEmbedder(FakeEmbedder):
+    """Embeds queries with a prefix of their own and overrides only the sync method, as
+    the benchmarks' cache around e5 does."""
+
+    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
+        return self.embed_batch([f"query: {text}" for text in texts])
+
+
+class TestQueryPrefixEmbedder(EmbedderContract):
+    @pytest.fixture
+    def embedder(self) -> FakeEmbedder:
+        return _QueryPrefixEmbedder()
 
 
 class TestSqliteVecStore(VectorStoreContract):
