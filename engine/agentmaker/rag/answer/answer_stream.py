@@ -328,8 +328,11 @@ class AnswerStream(TextStream):
                 self.unsupported = unsupported_numbers(self.answer, seen)
                 return
         confirm = rag.confirm_quotes
-        # "I don't know", and nothing pointed at: the quote the model is asked to confirm
-        # is the extractive answer (of the first passages), not one passage's sentences.
+        # "I don't know", and nothing pointed at: the quote must hold more of the question
+        # and the model must confirm it. Like every quote in place of the model's answer,
+        # it adds sentences only from its best sentence's passage: "In which city were the
+        # first modern Olympic Games held in 1896?" was confirmed on a second passage's
+        # "… the west--Paris--and subsides." (REPORT §10, session 20).
         declined_only = checked.non_answer and not checked.pointed and confirm
         fallback = answer_when_unsupported(
             self.query,
@@ -339,7 +342,7 @@ class AnswerStream(TextStream):
         )
         quote = ""
         if fallback.quote:
-            quote = self._quote(fallback.pointed, instead=not declined_only)
+            quote = self._quote(fallback.pointed, instead=True)
         if (
             quote
             and quote_answers(self.query, quote)  # a passage matches the question

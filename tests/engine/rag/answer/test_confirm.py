@@ -110,3 +110,21 @@ def test_stop_while_the_model_confirms_closes_its_stream(library: Library) -> No
 
     asyncio.run(run())
     assert llm.closed_streams == 3  # the confirmation's stream too
+
+
+def test_a_quote_after_i_dont_know_keeps_to_its_best_sentences_passage(tmp_path: Path) -> None:
+    # A second passage's sentence that shares some words ("kept watch", "night") is no
+    # part of the answer: the quote the model confirms is the first passage's alone.
+    lib = Library.open(tmp_path / "watch.sqlite", embedder=FakeEmbedder())
+    lib.pipeline.ingest_text(GUNS, source="siege.txt")
+    lib.pipeline.ingest_text(
+        "The pickets kept watch by the river through the night.", source="pickets.txt"
+    )
+    try:
+        llm = ScriptedLLM(["I don't know.", "I don't know.", "Yes."])
+        question = "How many yoke of oxen hauled each of the large siege guns, and who kept watch"
+        result = _ask(lib, llm, f"{question} at night?")
+    finally:
+        lib.close()
+    assert result.note == "quoted_not_answered" and "ten yoke of oxen" in result.answer
+    assert "pickets" not in result.answer and "pickets" not in llm.calls[2][1].content
