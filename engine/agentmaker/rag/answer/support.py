@@ -108,6 +108,9 @@ _NOT_SURNAMES = frozenset(
         "library project team league cup war",
     )
 )
+# A word of a name the question states this long or longer may stand in a passage with
+# one letter misread (OCR: "Eichmond" for "Richmond").
+_MISREAD_LENGTH = 7
 # A list item's number and nothing else ("1.", "2)"): a list begun, not an answer (a bare
 # number that answers is written without the dot: "67000 [1]").
 _LIST_NUMBER = re.compile(r"\(?\d{1,2}[.)]")
@@ -338,12 +341,27 @@ class _Evidence:
         if named(name, self.folded) or self._state(name):
             return True
         words = name.split()
-        return (
-            asked
-            and len(words) >= 2
-            and words[-1] not in _NOT_SURNAMES
-            and words[-1] in self.capitalised
+        return asked and (
+            (len(words) >= 2 and words[-1] not in _NOT_SURNAMES and words[-1] in self.capitalised)
+            or self._misread(words)
         )
+
+    def _misread(self, words: list[str]) -> bool:
+        """Whether the passage writes the name with one letter of a long word misread,
+        as OCR does ("Eichmond" for the "Richmond" the question names): a name the
+        question states is what it asks about, and a scanned page seldom names another
+        place or person one letter away from it."""
+        held = set(self.folded.split())
+        spelt = []
+        for word in words:
+            if word in held or len(word) < _MISREAD_LENGTH:
+                spelt.append(word)
+                continue
+            near = [w for w in held if len(w) == len(word) and _one_letter_apart(w, word)]
+            if len(near) != 1:
+                return False
+            spelt.append(near[0])
+        return spelt != words and named(" ".join(spelt), self.folded)
 
     def _state(self, name: str) -> bool:
         """Whether the passage writes the US state ``name`` the other way: "VA" for
@@ -353,6 +371,10 @@ class _Evidence:
             return code in self.codes
         state = state_name(name)
         return state is not None and state in self.folded
+
+
+def _one_letter_apart(a: str, b: str) -> bool:
+    return sum(x != y for x, y in zip(a, b, strict=True)) == 1
 
 
 @functools.lru_cache(maxsize=256)

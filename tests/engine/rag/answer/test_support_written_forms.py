@@ -302,3 +302,28 @@ def test_a_sentence_cut_short_without_its_marker_is_a_frame_too() -> None:
     answer = CheckedAnswer("In the table of contents, what is Item 4?", ["| Item 4."])
     assert answer.feed("Item 4 is.") + answer.flush() == ""
     assert answer.frame == "Item 4 is" and not answer.withheld
+
+
+def test_a_name_the_question_states_may_stand_misread_by_ocr() -> None:
+    # The scanned diary prints "Eichmond" for the Richmond the question names.
+    diary = (
+        "We have often heard that Eichmond had fallen, but it continues within the "
+        "confederate lines. If the army of the Potomac does not soon take it, Grant will "
+        "march j us there and seize the prize from them."
+    )
+    question = (
+        "In the Vicksburg siege diary, which army does the diarist say must soon take "
+        "Richmond, or else Grant will march his men there and seize the prize?"
+    )
+    answer = "The diarist says the army of the Potomac must soon take Richmond. [1]"
+    assert check_sentence(question, answer, [diary]).supporting == (1,)
+    # A name the answer brings is read as written: "Eichmond" is no "Richmond" there.
+    other = "The army of the Potomac must soon take Eichmond. [1]"
+    assert not check_sentence(question, other, [diary.replace("Eichmond", "Richmond")]).supported
+    # Nor is a short name one letter away ("Prussia" is not "Russia" either way).
+    prussia = "The army of the Potomac marched through Russia. [1]"
+    assert not check_sentence(
+        "Which army marched through Russia?",
+        prussia,
+        ["The army of the Potomac marched through Prussia."],
+    ).supported
