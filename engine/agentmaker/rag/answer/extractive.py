@@ -15,12 +15,14 @@ whitespace), for highlighting. Labelling the text as extractive is up to the cal
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 from collections import Counter
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 
+from agentmaker.rag.answer.records import record_spans
 from agentmaker.rag.answer.sentences import (
     LABEL_WORDS,
     Sentence,
@@ -270,7 +272,9 @@ def _sentences(
     out = []
     for number, passage in enumerate(passages, start=1):
         found = passage_sentences(passage, code=code)
-        for position, sentence in enumerate(_with_values(passage, found) if values else found):
+        if values:
+            found = _whole_records(passage, _with_values(passage, found))
+        for position, sentence in enumerate(found):
             if _REFERENCE.search(sentence.display):
                 continue  # an entry of a reference list: its title shares the question's words
             if quoting and _link_piece(sentence.display):
@@ -328,6 +332,45 @@ def _with_values(passage: str, sentences: list[Sentence]) -> list[Sentence]:
         out.append(sentence)
         index += 1
     return out
+
+
+# A record's field as a JSON entry writes it, one a line: "Miles_per_Gallon: 36.1".
+_FIELD = re.compile(r"[^\s:]+: \S.*")
+_FIELD_WORDS = 8
+
+
+def _whole_records(passage: str, sentences: list[Sentence]) -> list[Sentence]:
+    """``sentences`` with the fields of each record of ``passage`` (records.py) joined
+    into one sentence, "Name: ford fiesta; Miles_per_Gallon: 36.1; …": quoted alone, a
+    field does not say whose it is, and the best two of a passage may be two records'
+    ("Name: ford fiesta", then the next car's "Miles_per_Gallon: 13"). Only records of
+    short fields, one a line; a record of prose keeps its sentences."""
+    spans = record_spans(passage)
+    if not spans:
+        return sentences
+    placed: list[tuple[int | None, Sentence]] = []
+    cursor = 0
+    for sentence in sentences:
+        at = passage.find(sentence.text, cursor)
+        record = None
+        if at >= 0:
+            cursor = at + len(sentence.text)
+            record = next((i for i, (a, b) in enumerate(spans) if a <= at < b), None)
+        placed.append((record, sentence))
+    out: list[Sentence] = []
+    for record, group in itertools.groupby(placed, key=lambda pair: pair[0]):
+        members = [sentence for _, sentence in group]
+        if record is None or len(members) < 2 or not all(_is_field(s) for s in members):
+            out += members
+            continue
+        text = " ".join(s.text for s in members)
+        out.append(Sentence(text, "; ".join(s.display for s in members), members[0].fragment))
+    return out
+
+
+def _is_field(sentence: Sentence) -> bool:
+    text = sentence.text.strip()
+    return bool(_FIELD.fullmatch(text)) and len(text.split()) <= _FIELD_WORDS
 
 
 def _score(question: str, sentences: list[_Sentence]) -> dict[str, float]:

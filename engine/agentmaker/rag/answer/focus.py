@@ -26,14 +26,12 @@ from collections.abc import Sequence
 from agentmaker.rag.answer.extractive import ScoredSentence, score_sentences
 from agentmaker.rag.answer.names import fold
 from agentmaker.rag.answer.prompting import SourceRef
+from agentmaker.rag.answer.records import RECORD
 from agentmaker.rag.answer.tables import label_cells
 
 #: Words kept per passage when the model asks for focused passages.
 DEFAULT_FOCUS_WORDS = 110
 GAP = " … "
-# Where a record begins: a sheet's "[row 12] " opening a line, or a line of only "[line 3]",
-# "[158]" or "[airports]" (a JSON entry). Not a footnote: "[92] First Division 45 19".
-_RECORD = re.compile(r"^\[(?:row \d+\] |(?:line \d+|[\w.-]+)\]$)", re.M)
 
 
 def focus_passages(
@@ -75,7 +73,7 @@ def record_labels(passages: Sequence[str]) -> dict[str, int]:
     heads records in two passages."""
     found: dict[str, set[int]] = {}
     for number, passage in enumerate(passages, start=1):
-        for match in _RECORD.finditer(passage):
+        for match in RECORD.finditer(passage):
             label = match.group(0).strip().strip("[]").strip().lower()
             if not label.isdigit():
                 found.setdefault(label, set()).add(number)
@@ -87,7 +85,7 @@ def asked_records(question: str, passage: str) -> str:
     label when it names some: what the question asks of the "us-state-capitals" entry
     is said there, not by the "wheat" entry beside it ("The electronic dataset was
     created by Mike Bostock")."""
-    matches = list(_RECORD.finditer(passage))
+    matches = list(RECORD.finditer(passage))
     if len(matches) < 2:
         return passage
     asked = fold(question)
@@ -115,7 +113,7 @@ def _names_record(opening: str, asked: str) -> bool:
 
 def _records(content: str) -> list[str]:
     """The records of a passage that is nothing but records, else []."""
-    starts = [m.start() for m in _RECORD.finditer(content)]
+    starts = [m.start() for m in RECORD.finditer(content)]
     if not starts or content[: starts[0]].strip():
         return []
     return [content[a:b].strip() for a, b in zip(starts, [*starts[1:], len(content)], strict=True)]

@@ -276,3 +276,19 @@ def test_a_label_line_is_quoted_with_the_line_under_it() -> None:
     cars = "[row 52]\nName: audi 100ls\nOrigin: Europe\nName: cadillac seville\nWeight_in_lbs: 4380"
     seville = extractive_answer("What does the cadillac seville weigh?", [cars]).text
     assert "Origin: Europe Name" not in seville and "[row 52] Name" not in seville
+
+
+def test_a_record_of_fields_is_quoted_whole() -> None:
+    # A JSON file's entries as the reader writes them (corpus/good/cars.json): a field
+    # quoted alone does not say whose it is, and the best two fields of the passage were
+    # two cars' ("Name: ford fiesta", then the next car's "Miles_per_Gallon: 13").
+    cars = (
+        "[252]\nName: ford fiesta\nMiles_per_Gallon: 36.1\nCylinders: 4\n"
+        "[253]\nName: ford mustang ii\nMiles_per_Gallon: 13\nCylinders: 8\n"
+    )
+    question = "How many miles per gallon does the ford fiesta get, according to the cars data?"
+    answer = extractive_answer(question, [cars])
+    assert answer.text == "Name: ford fiesta; Miles_per_Gallon: 36.1; Cylinders: 4 [1]"
+    # Records of prose keep their sentences; a passage of one record is no table.
+    prose = "[iris]\ndescription: The flowers were measured. Fisher used them in 1936.\n[cars]\n"
+    assert "Fisher used them in 1936." in extractive_answer("Who used them in 1936?", [prose]).text
