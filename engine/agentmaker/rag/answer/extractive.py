@@ -279,7 +279,7 @@ def _sentences(
                 continue  # an entry of a reference list: its title shares the question's words
             if quoting and _link_piece(sentence.display):
                 continue
-            counts = Counter(terms(sentence.display))
+            counts = Counter(terms(sentence.display, parts=True))
             out.append(
                 _Sentence(
                     number,

@@ -270,8 +270,11 @@ def _stem(word: str) -> str:
     return word
 
 
-def terms(text: str) -> list[str]:
-    """Search terms of ``text``: lowercased words without stop words; CJK as bigrams."""
+def terms(text: str, *, parts: bool = False) -> list[str]:
+    """Search terms of ``text``: lowercased words without stop words; CJK as bigrams.
+    With ``parts``, a snake_case word also as its words (a passage's field name, for
+    scoring its sentences against a question: not a claim's, whose identifiers would
+    bring their own words to the check)."""
     out: list[str] = []
     for token in _TERM.findall(text.lower()):
         if "\u3040" <= token[0] <= "\ud7af" or "\uf900" <= token[0] <= "\ufaff":
@@ -281,4 +284,9 @@ def terms(text: str) -> list[str]:
                 out.extend(token[i : i + 2] for i in range(len(token) - 1))
         elif token not in _STOP_WORDS:
             out.append(_stem(token))
+            if parts and "_" in token.strip("_"):
+                # A field's name says its words too: "Miles_per_Gallon: 36.1" is what
+                # "How many miles per gallon …?" asks for.
+                words = (word for word in token.split("_") if word not in _STOP_WORDS)
+                out.extend(_stem(word) for word in words if word)
     return out

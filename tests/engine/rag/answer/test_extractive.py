@@ -292,3 +292,13 @@ def test_a_record_of_fields_is_quoted_whole() -> None:
     # Records of prose keep their sentences; a passage of one record is no table.
     prose = "[iris]\ndescription: The flowers were measured. Fisher used them in 1936.\n[cars]\n"
     assert "Fisher used them in 1936." in extractive_answer("Who used them in 1936?", [prose]).text
+
+
+def test_a_fields_name_says_its_words_to_the_quote() -> None:
+    field = "Miles_per_Gallon: 36.1"
+    assert terms(field, parts=True)[:4] == ["miles_per_gallon", "mile", "per", "gallon"]
+    assert terms("__init__", parts=True) == ["__init__"]  # no words of its own inside
+    assert terms(field)[:1] == ["miles_per_gallon"] and "gallon" not in terms(field)
+    # So a question in words finds the field in a quote of one car's record.
+    cars = "[7]\nName: fiat 128\nOrigin: Europe\n[8]\nName: fiat x1.9\nMiles_per_Gallon: 31\n"
+    assert "Miles_per_Gallon: 31" in extractive_answer("How many miles per gallon?", [cars]).text
