@@ -7,7 +7,9 @@ the 1998 FIFA World Cup final. [1]" when passage 1 is a footballer's biography, 
 model was given. A passage supports the sentence when
 
 1. every number the sentence states is in the passage (digits or number words, see
-   grounding.py),
+   grounding.py), not given a unit of another kind than the passage writes it with nor
+   than the question asks in ("4 gray" from "4–6 weeks", units.py), and a date written
+   in numbers stands there as that day (dates.py),
 2. every name it states (names.py: a run of capitalised words, an ALL-CAPS or
    ``snake_case`` word, a dotted name or a command-line option: "FIFA World Cup",
    "Sistine Chapel", "SHELL_VERBOSITY", "installer.max-workers", "--offline") is in the
