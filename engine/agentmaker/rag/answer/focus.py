@@ -69,13 +69,13 @@ def focus_passages(
 def record_labels(passages: Sequence[str]) -> dict[str, int]:
     """The labels of the records the passages hold ("barley", "row 12"; lower case), each
     with the number (1-based) of its passage: a small model cites a record by its label.
-    A number ("[158]") is no label (it reads as a passage number), nor is a label that
-    heads records in two passages."""
+    A number is a label only above the passages' numbers ("[252]" of five passages; "[3]"
+    reads as passage 3), and no label that heads records in two passages is."""
     found: dict[str, set[int]] = {}
     for number, passage in enumerate(passages, start=1):
         for match in RECORD.finditer(passage):
             label = match.group(0).strip().strip("[]").strip().lower()
-            if not label.isdigit():
+            if not label.isdigit() or int(label) > len(passages):
                 found.setdefault(label, set()).add(number)
     return {label: numbers.pop() for label, numbers in found.items() if len(numbers) == 1}
 

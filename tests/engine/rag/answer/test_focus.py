@@ -146,11 +146,12 @@ def test_record_labels_name_the_one_passage_that_holds_each_record() -> None:
     passages = [
         "[barley]\ndescription: crop yields\n\n[cars]\ndescription: cars",
         "[row 12] name: Dulles; state: VA\n[row 13] name: Reagan; state: VA",
-        "[cars]\ndescription: more cars\n\n[158]\nName: fiat x1.9",
+        "[cars]\ndescription: more cars\n\n[2]\nName: fiat 128\n\n[158]\nName: fiat x1.9",
         "[92] First Division 45 19 (a footnote, no record)",
     ]
-    # "cars" heads records in two passages and "158" reads as a passage number: neither.
-    assert record_labels(passages) == {"barley": 1, "row 12": 2, "row 13": 2}
+    # "cars" heads records in two passages and "2" reads as passage 2: neither. "158" can
+    # be no passage of four: the model that writes "[158]" means that car's record.
+    assert record_labels(passages) == {"barley": 1, "row 12": 2, "row 13": 2, "158": 3}
 
 
 def test_an_answer_that_cites_a_records_label_quotes_that_record(
