@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from agentmaker.errors import ModelError, ModelResponseError
 from agentmaker.models.llm import ChatMessage, LLMClient
+from agentmaker.rag.answer.answer_split import split_answer
 from agentmaker.rag.answer.budget import fit_messages
 from agentmaker.rag.answer.checked import (
     CONFIRMED_COVERAGE,
@@ -38,7 +39,7 @@ from agentmaker.rag.answer.extractive import TOP_PASSAGES, extractive_answer, wi
 from agentmaker.rag.answer.focus import focus_passages, record_labels
 from agentmaker.rag.answer.grounding import unsupported_numbers
 from agentmaker.rag.answer.prompting import NO_HITS_ANSWER, NO_SENTENCE_ANSWER, SourceRef
-from agentmaker.rag.answer.support import cut_short, split_answer
+from agentmaker.rag.answer.support import cut_short
 from agentmaker.rag.chunking.located import focus_row
 from agentmaker.retrieval.types import MetadataFilter, RetrievalResult
 

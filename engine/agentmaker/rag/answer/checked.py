@@ -19,6 +19,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from agentmaker.rag.answer.answer_split import SentenceSplitter
 from agentmaker.rag.answer.citations import is_non_answer, without_markers
 from agentmaker.rag.answer.extractive import question_coverage
 from agentmaker.rag.answer.grounding import numbers_in
@@ -26,7 +27,6 @@ from agentmaker.rag.answer.names import CJK_CHAR, without_source
 from agentmaker.rag.answer.support import (
     MIN_COVERAGE,
     SentenceCheck,
-    SentenceSplitter,
     check_sentence,
     cut_short,
     new_names,

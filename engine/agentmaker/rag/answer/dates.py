@@ -33,10 +33,14 @@ def _valid(year: int, month: int, day: int) -> bool:
     return 1 <= month <= 12 and 1 <= day <= 31
 
 
+def _ymd(match: re.Match[str]) -> Date | None:
+    date = (int(match.group(1)), int(match.group(3)), int(match.group(4)))
+    return date if _valid(*date) else None
+
+
 def numeric_dates(text: str) -> set[Date]:
     """The dates ``text`` writes as year, month and day in numbers ("2012/12/17")."""
-    found = {(int(m.group(1)), int(m.group(3)), int(m.group(4))) for m in _YMD.finditer(text)}
-    return {date for date in found if _valid(*date)}
+    return {date for m in _YMD.finditer(text) if (date := _ymd(m))}
 
 
 def dates_in(text: str) -> set[Date]:
@@ -57,4 +61,4 @@ def dates_in(text: str) -> set[Date]:
 
 def without_dates(text: str) -> str:
     """``text`` with the dates it writes in numbers (:func:`numeric_dates`) blanked."""
-    return _YMD.sub(lambda m: m.group(0) if not numeric_dates(m.group(0)) else " ", text)
+    return _YMD.sub(lambda m: " " if _ymd(m) else m.group(0), text)

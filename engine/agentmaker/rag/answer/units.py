@@ -21,8 +21,7 @@ __all__ = ["asked_kinds", "measures", "unit_conflict"]
 
 # Unit words (lower case; plural or abbreviation by the regex below) and their kinds. A
 # word of two kinds ("pound") matches either.
-_KINDS: dict[str, frozenset[str]] = {}
-for _kind, _words in {
+_UNITS_BY_KIND = {
     "time": "second ms millisecond minute min hour hr h day week month year decade century",
     "data": "bit byte kb mb gb tb pb kib mib gib tib kilobyte megabyte gigabyte terabyte",
     "length": "mm cm km metre meter kilometre kilometer mile foot feet inch yard",
@@ -34,9 +33,11 @@ for _kind, _words in {
     "speed": "mph kph knot",
     "volume": "litre liter ml gallon",
     "energy": "calorie kcal joule kwh watt kw",
-}.items():
-    for _word in _words.split():
-        _KINDS[_word.replace("_", " ")] = _KINDS.get(_word, frozenset()) | {_kind}
+}
+_KINDS: dict[str, frozenset[str]] = {}
+for _kind, _words in _UNITS_BY_KIND.items():
+    for _unit in (word.replace("_", " ") for word in _words.split()):
+        _KINDS[_unit] = _KINDS.get(_unit, frozenset()) | {_kind}
 
 _UNIT_WORD = "|".join(sorted((re.escape(w) for w in _KINDS), key=len, reverse=True))
 # A unit word, plural or not ("hours", "feet", "GB"), not the start of a longer word.

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from agentmaker.library import Library
+from agentmaker.rag.answer.answer_split import split_answer
 from agentmaker.rag.answer.checked import (
     NOT_FOUND_ANSWER,
     CheckedAnswer,
@@ -16,7 +17,7 @@ from agentmaker.rag.answer.checked import (
     passages_answer_question,
 )
 from agentmaker.rag.answer.extractive import extractive_answer, with_heading
-from agentmaker.rag.answer.support import check_sentence, split_answer, unmatched_identifiers
+from agentmaker.rag.answer.support import check_sentence, unmatched_identifiers
 from agentmaker.testing import FakeEmbedder, ScriptedLLM
 
 HISTORY = (

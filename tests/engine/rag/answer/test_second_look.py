@@ -14,9 +14,9 @@ import pytest
 from agentmaker.errors import ModelError
 from agentmaker.library import Library
 from agentmaker.models.llm import ChatMessage
+from agentmaker.rag.answer.answer_split import split_answer
 from agentmaker.rag.answer.checked import NOT_FOUND_ANSWER
 from agentmaker.rag.answer.prompting import AskResult
-from agentmaker.rag.answer.support import split_answer
 from agentmaker.testing import FakeEmbedder, ScriptedLLM
 
 QUESTION = "What calibre were the large siege guns planted in the rear of the division?"

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from agentmaker.library import Library
 from agentmaker.rag import AskResult
+from agentmaker.rag.answer.answer_split import SentenceSplitter, split_answer
 from agentmaker.rag.answer.checked import (
     NOT_FOUND_ANSWER,
     NOT_FOUND_ANSWER_ZH,
@@ -17,7 +18,7 @@ from agentmaker.rag.answer.checked import (
     passages_answer_question,
     quote_answers,
 )
-from agentmaker.rag.answer.support import SentenceSplitter, check_sentence, split_answer
+from agentmaker.rag.answer.support import check_sentence
 from agentmaker.testing import FakeEmbedder, ScriptedLLM
 
 ROBERTS = (
