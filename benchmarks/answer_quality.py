@@ -107,6 +107,9 @@ HELDOUT_SETS = {
     # New Chinese questions (other facts), same library as v2's, v9's, v12's and v19's.
     # Written in session 20 by a helper that did not read the answer code.
     "heldout24": (DATA / "answer_quality_heldout24.tsv", range(54, 62), range(62, 80)),
+    # New Chinese questions (other facts), same library as v1's, v10's, v15's and v20's.
+    # Written in session 21 by a helper that did not read the answer code.
+    "heldout25": (DATA / "answer_quality_heldout25.tsv", range(30, 36), range(36, 54)),
 }
 #: RGB-zh positions of the dev questions and their distractors.
 ZH_DEV, ZH_DEV_DISTRACTORS = range(0, 10), range(10, 30)
