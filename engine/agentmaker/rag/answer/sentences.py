@@ -84,6 +84,8 @@ _FOOTNOTE = re.compile(r"\s?\[\d{1,3}\](?![(:])")
 # Candidate ends: CJK terminators (no space needed), or ASCII ones followed by space/end.
 _END = re.compile(r"[。！？]+[”’」』）\)\]\"']*|[.!?]+[”’\"'\)\]]*(?=\s|$)")
 _SPACE = re.compile(r"\s+")
+# A table's row as the readers write it: "| cell | cell |".
+_TABLE_ROW = re.compile(r"\s*\|.*\|\s*", re.DOTALL)
 # Dotted initials without their last dot: "R.A", "J.R.R".
 _INITIALS = re.compile(r"(?:[A-Z]\.)+[A-Z]$")
 
@@ -123,7 +125,11 @@ def is_abbreviation(text: str, dot: int) -> bool:
 
 
 def _split_block(block: str) -> list[str]:
-    """Sentences of one block of text (a paragraph, line or bullet item)."""
+    """Sentences of one block of text (a paragraph, line or bullet item). A table's row
+    is one: its cells say one thing together ("| Item 4. | Mine Safety Disclosures | 9
+    |" is not "Item 4." and a sentence without its item)."""
+    if _TABLE_ROW.fullmatch(block):
+        return [_normalise(block)] if _has_words(block) else []
     sentences: list[str] = []
     start = 0
     for match in _END.finditer(block):

@@ -96,6 +96,23 @@ def test_markdown_headings_are_not_sentences() -> None:
     assert split_sentences(text) == ["Desk works offline.", "Nothing leaves.", "#hashtag stays"]
 
 
+def test_a_table_row_is_one_sentence() -> None:
+    # The 10-K's table of contents: "Item 4." is no sentence of its own.
+    contents = (
+        "TABLE OF CONTENTS\n| Item 3. | | Legal Proceedings | | 9 |\n"
+        "| Item 4. | | Mine Safety Disclosures | | 9 |\nThe items follow. See Part I."
+    )
+    assert split_sentences(contents) == [
+        "TABLE OF CONTENTS",
+        "| Item 3. | | Legal Proceedings | | 9 |",
+        "| Item 4. | | Mine Safety Disclosures | | 9 |",
+        "The items follow.",
+        "See Part I.",
+    ]
+    quote = extractive_answer("What is Item 4 in the table of contents?", [contents])
+    assert "Mine Safety Disclosures" in quote.text
+
+
 def test_empty_and_punctuation_only() -> None:
     assert split_sentences("") == []
     assert split_sentences("  \n\n ... !!! \n") == []
