@@ -41,18 +41,25 @@ def focus_passages(
     records) that bear on ``question`` (marked ``metadata["focused"]``); shorter ones
     unchanged. Table cells are labelled with their column's name first (tables.py)."""
     labelled = [label_cells(s.content) for s in sources]
+    by_passage = _scored(question, labelled)
+    # A long passage keeps, of its tables, the rows the question names (asked_rows): cut
+    # by score, a table of contents kept "Item 1. | Business | 4" for "what is Item 4?"
+    # and not Item 4's own row.
+    long = {n for n, found in by_passage.items() if sum(s.words for s in found) > max_words}
+    narrowed = [
+        asked_rows(question, text) if number in long else text
+        for number, text in enumerate(labelled, start=1)
+    ]
+    if narrowed != labelled:
+        labelled, by_passage = narrowed, _scored(question, narrowed)
     sources = [
         ref if text == ref.content else dataclasses.replace(ref, content=text)
         for ref, text in zip(sources, labelled, strict=True)
     ]
-    scored = score_sentences(question, labelled, code=True)
-    by_passage: dict[int, list[ScoredSentence]] = {}
-    for sentence in scored:
-        by_passage.setdefault(sentence.passage, []).append(sentence)
     out = []
     for number, ref in enumerate(sources, start=1):
         sentences = by_passage.get(number, [])
-        if sum(s.words for s in sentences) <= max_words or not sentences:
+        if number not in long or not sentences:
             out.append(ref)
             continue
         records = _records(ref.content)
@@ -64,6 +71,14 @@ def focus_passages(
             dataclasses.replace(ref, content=text, metadata={**ref.metadata, "focused": True})
         )
     return out
+
+
+def _scored(question: str, passages: list[str]) -> dict[int, list[ScoredSentence]]:
+    """The sentences of ``passages`` scored against ``question``, by passage number."""
+    by_passage: dict[int, list[ScoredSentence]] = {}
+    for sentence in score_sentences(question, passages, code=True):
+        by_passage.setdefault(sentence.passage, []).append(sentence)
+    return by_passage
 
 
 def record_labels(passages: Sequence[str]) -> dict[str, int]:
@@ -100,6 +115,43 @@ def asked_records(question: str, passage: str) -> str:
     if not named_ones:
         return passage
     return passage[: matches[0].start()] + "\n".join(named_ones)
+
+
+# A table's row as the readers write it, one a line: "| Item 4. | Mine Safety … | 9 |".
+_ROW = re.compile(r"^[ \t]*\|.*\|[ \t]*$", re.M)
+
+
+def asked_rows(question: str, passage: str) -> str:
+    """``passage`` without the data rows of its tables that ``question`` does not name,
+    when it names some by their first cell: what "Item 4" of a table of contents is, is
+    said by "| Item 4. | Mine Safety Disclosures | 9 |", not by "| Item 1. | Business |
+    4 |" (whose page is 4). A table's first row, its header, stays."""
+    rows = list(_ROW.finditer(passage))
+    if len(rows) < 2:
+        return passage
+    asked = fold(question)
+    headers = {
+        m.start() for i, m in enumerate(rows) if i == 0 or rows[i - 1].end() + 1 != m.start()
+    }
+    named = {m.start() for m in rows if m.start() not in headers and _names_row(m.group(0), asked)}
+    if not named:
+        return passage
+    dropped = [m for m in rows if m.start() not in headers | named]
+    kept, at = [], 0
+    for m in dropped:
+        kept.append(passage[at : m.start()])
+        at = min(m.end() + 1, len(passage))
+    return "".join([*kept, passage[at:]])
+
+
+def _names_row(row: str, asked: str) -> bool:
+    """Whether the folded question ``asked`` names the row by its first cell (of at
+    least three characters; a labelled cell, "Country: Indonesia", by its value)."""
+    cells = [cell.strip() for cell in row.strip().strip("|").split("|") if cell.strip()]
+    if not cells:
+        return False
+    label = fold(cells[0].rpartition(": ")[2])
+    return len(label.strip()) >= 3 and label in asked
 
 
 def _names_record(opening: str, asked: str) -> bool:

@@ -49,7 +49,7 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
 from agentmaker.rag.answer.dates import Date, dates_in, numeric_dates, without_dates
-from agentmaker.rag.answer.focus import asked_records
+from agentmaker.rag.answer.focus import asked_records, asked_rows
 from agentmaker.rag.answer.grounding import numbers_in, stated_numbers
 from agentmaker.rag.answer.names import (
     CJK_CHAR,
@@ -106,6 +106,16 @@ _NOT_SURNAMES = frozenset(
         "party river street road park hall house council court act code state states kingdom "
         "republic island islands church institute society association foundation museum "
         "library project team league cup war",
+    )
+)
+# Titles a model puts before a name the passage writes bare ("Marshal Davout" for the
+# novel's "Davout, spectacles on nose, …").
+_TITLES = frozenset(
+    re.findall(
+        r"\w+",
+        "mr mrs ms miss dr doctor prof professor sir lord lady king queen prince princess "
+        "emperor empress count countess duke duchess baron baroness general marshal colonel "
+        "captain major lieutenant admiral saint st pope president senator governor judge",
     )
 )
 # A word of a name the question states this long or longer may stand in a passage with
@@ -246,7 +256,9 @@ def check_sentence(
     # The document the question names ("In the DPR paper, …", "The Poetry FAQ suggests
     # …"), echoed by the answer, need not stand in the passage: a paper seldom names
     # itself. Any other name the question states still does ("the 1998 FIFA World Cup").
-    evidence = [_evidence(asked_records(question, passage)) for passage in passages]
+    evidence = [
+        _evidence(asked_rows(question, asked_records(question, passage))) for passage in passages
+    ]
     titles = document_names(question)
     tools = _tools(question, evidence)
     # What the question quotes as speaking, when a passage found names it: the passage
@@ -341,6 +353,12 @@ class _Evidence:
         if named(name, self.folded) or self._state(name):
             return True
         words = name.split()
+        if (
+            len(words) >= 2
+            and words[0] in _TITLES
+            and named(f" {' '.join(words[1:])} ", self.folded)
+        ):
+            return True
         return asked and (
             (len(words) >= 2 and words[-1] not in _NOT_SURNAMES and words[-1] in self.capitalised)
             or self._misread(words)

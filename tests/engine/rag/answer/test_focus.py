@@ -177,3 +177,28 @@ def test_an_answer_that_cites_a_records_label_quotes_that_record(
         assert "[barley]\n" in result.sources[cited - 1].content
     finally:
         library.close()
+
+
+def test_a_long_table_keeps_the_row_the_question_names() -> None:
+    # Cut by score, "| Item 1. | Business | 4 |" (page 4) would stand for "Item 4".
+    items = [
+        ("1", "Business", 4),
+        ("1A", "Risk Factors", 9),
+        ("1B", "Unresolved Staff Comments", 9),
+        ("2", "Properties", 9),
+        ("3", "Legal Proceedings", 9),
+        ("4", "Mine Safety Disclosures", 9),
+        ("5", "Market for Registrant's Common Equity and Related Stockholder Matters", 10),
+        ("7", "Management's Discussion and Analysis of Financial Condition", 12),
+    ]
+    rows = "\n".join(f"| Item {n}. | | {title} | | {page} |" for n, title, page in items)
+    contents = (
+        f"GALAXY GAMING, INC. ANNUAL REPORT ON FORM 10-K TABLE OF CONTENTS\n| PART I |\n{rows}"
+    )
+    question = "In the table of contents of Galaxy Gaming's 10-K, what is Item 4?"
+    [focused] = focus_passages(question, [SourceRef(1, contents)], max_words=30)
+    assert "| Item 4. | | Mine Safety Disclosures | | 9 |" in focused.content
+    assert "Business" not in focused.content and "| PART I |" in focused.content
+    # A short passage is shown whole.
+    [whole] = focus_passages(question, [SourceRef(1, contents)], max_words=400)
+    assert whole.content == contents

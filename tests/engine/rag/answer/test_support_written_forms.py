@@ -328,3 +328,34 @@ def test_a_name_the_question_states_may_stand_misread_by_ocr() -> None:
         prussia,
         ["The army of the Potomac marched through Prussia."],
     ).supported
+
+
+def test_a_title_before_a_name_the_passage_writes_bare() -> None:
+    # The model calls him "Marshal Davout"; the novel says "Davout".
+    study = (
+        "Davout, spectacles on nose, sat bent over a table at the further end of the "
+        "room. Pierre went close up to him, but Davout did not look up."
+    )
+    question = "Who sat with spectacles on his nose at the end of the room Pierre was led to?"
+    answer = "Marshal Davout sat there with spectacles on his nose. [1]"
+    assert check_sentence(question, answer, [study]).supporting == (1,)
+    # The title does not stand for another name: "Marshal Ney" is not Davout.
+    other = "Marshal Ney sat there with spectacles on his nose. [1]"
+    assert not check_sentence(question, other, [study]).supported
+
+
+def test_a_row_the_question_names_is_where_its_answer_stands() -> None:
+    # "Business" is Item 1's, on page 4: not what Item 4 is.
+    contents = (
+        "TABLE OF CONTENTS\n| PART I |\n| Item 1. | | Business | | 4 |\n"
+        "| Item 3. | | Legal Proceedings | | 9 |\n| Item 4. | | Mine Safety Disclosures | | 9 |"
+    )
+    question = "In the table of contents of Galaxy Gaming's 10-K, what is Item 4?"
+    assert not check_sentence(question, "Item 4 is Business. [1]", [contents]).supported
+    held = check_sentence(question, "Item 4 is Mine Safety Disclosures. [1]", [contents])
+    assert held.supporting == (1,)
+    # A question that names no row reads the whole table; a header row names none.
+    pages = "Which item of the table of contents is Legal Proceedings?"
+    assert check_sentence(pages, "Legal Proceedings is Item 3. [1]", [contents]).supported
+    people = "| Name | Age |\n| Alice | 30 |\n| Bob | 41 |"
+    assert check_sentence("What is the name of the person aged 41?", "Bob [1]", [people]).supported
