@@ -93,6 +93,11 @@ _QUANTITY = re.compile(
     r"|[一二三四五六七八九十百千万亿两半]",
     re.I,
 )
+_ASKS_FOR_YEAR = re.compile(r"\b(in )?(what|which) year\b|哪一?年", re.I)
+# A year as documents write it: "1805", "2021", "'97"; "1805年", "二〇〇四年".
+_YEAR = re.compile(
+    r"(?<![\d.,])(1\d{3}|20\d{2})(?![\d.,]\d)|'\d{2}\b|[〇零一二三四五六七八九十0-9]+年"
+)
 _FREQUENCY = re.compile(r"\b(daily|weekly|monthly|yearly|annually|hourly)\b", re.I)
 _HOW_OFTEN = re.compile(r"\bhow often\b", re.I)
 
@@ -146,6 +151,9 @@ def asks_for_number(question: str) -> bool:
 
 
 def _states_number(sentence: str, question: str) -> bool:
+    if _ASKS_FOR_YEAR.search(question):
+        # A year, not any number: a row's latitude does not say when the airport opened.
+        return bool(_YEAR.search(sentence))
     if numbers_in(sentence) or _QUANTITY.search(sentence):
         return True
     return bool(_HOW_OFTEN.search(question) and _FREQUENCY.search(sentence))

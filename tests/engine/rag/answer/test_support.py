@@ -465,6 +465,22 @@ def test_a_quote_without_a_number_is_no_answer_to_a_question_for_a_number(
     assert not quote_answers(share, "Child hot car deaths occur all year. [1]")
 
 
+def test_a_question_for_a_year_wants_a_year() -> None:
+    # The airport's row has numbers, but none says when it opened.
+    question = "In what year did the Nantucket Memorial airport (code ACK) open?"
+    row = (
+        "[row 768] iata: ACK; name: Nantucket Memorial; city: Nantucket; state: MA; "
+        "latitude: 41.25305194; longitude: -70.06018139 [1]"
+    )
+    assert not quote_answers(question, row)
+    assert quote_answers(question, "Nantucket Memorial airport opened in 1946. [1]")
+    assert quote_answers("该机场是哪一年启用的？", "该机场于1946年启用。[1]")
+    answer = CheckedAnswer(question, [row])
+    answer.feed("The Nantucket Memorial airport opened in 41.25. [1]")
+    answer.flush()
+    assert not answer.shown
+
+
 def test_a_checked_answer_of_bare_markers_quotes_the_passage_it_names(library: Library) -> None:
     question = "What calibre were the large siege guns?"
     siege = 1 + next(
