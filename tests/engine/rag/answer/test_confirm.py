@@ -128,3 +128,31 @@ def test_a_quote_after_i_dont_know_keeps_to_its_best_sentences_passage(tmp_path:
         lib.close()
     assert result.note == "quoted_not_answered" and "ten yoke of oxen" in result.answer
     assert "pickets" not in result.answer and "pickets" not in llm.calls[2][1].content
+
+
+def test_the_model_confirms_a_quote_under_the_heading_of_its_section(tmp_path: Path) -> None:
+    # Alone, "Introduced in 1.2.0 as experimental.system-git-client" does not say which
+    # setting it is about; the section it stands in does.
+    settings = (
+        "# Configuration\n\n## Available settings\n\n### system-git-client\n\n"
+        "**Type**: boolean\n\n*Introduced in 1.2.0 as experimental.system-git-client*\n\n"
+        "Use system git client backend for git related tasks.\n"
+    )
+    lib = Library.open(tmp_path / "poetry.sqlite", embedder=FakeEmbedder())
+    lib.pipeline.ingest_text(settings, source="configuration.md")
+    lib.pipeline.ingest_text(GUNS, source="siege.txt")
+    try:
+        llm = ScriptedLLM(["I don't know.", "I don't know.", "Yes."])
+        question = "Under which name was the system-git-client setting introduced in 1.2.0?"
+        result = _ask(lib, llm, question)
+        guns = ScriptedLLM(["I don't know.", "I don't know.", "Yes."])
+        oxen = _ask(lib, guns, "How many yoke of oxen hauled each large siege gun?")
+    finally:
+        lib.close()
+    assert result.note == "quoted_not_answered"
+    assert "experimental.system-git-client" in result.answer
+    section = "configuration — Configuration > Available settings > system-git-client"
+    assert llm.calls[2][1].content.startswith(f"<<<TEXT>>>\n{section}\n*Introduced in 1.2.0")
+    # A passage in no section (a plain text file) is judged as it is.
+    assert oxen.note == "quoted_not_answered"
+    assert guns.calls[2][1].content.startswith("<<<TEXT>>>\nThe large siege guns")

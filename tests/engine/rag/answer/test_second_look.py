@@ -204,3 +204,17 @@ def test_a_second_look_that_points_goes_on_too(library: Library) -> None:
     one, again = llm.calls[1], llm.calls[2]
     assert again[:-1] == one and again[-1].content == FRAME
     assert "nine-inch calibre" in llm.calls[3][-1].content
+
+
+def test_a_second_look_that_points_at_its_passage_has_it_quoted(library: Library) -> None:
+    # The first reading pointed at passage 2; made to read passage 1 alone, the model
+    # pointed at it: both are favoured in the quote, and passage 1's sentence is the
+    # better one ("Detect cycles in TreeObject.insert_child (#3964)" for "Which pull
+    # request added cycle detection …", where the first reading had pointed at another
+    # release's entry).
+    question = "What calibre were the guns planted by the division?"
+    llm = ScriptedLLM(["[2]", "[1]", "Yes."])
+    result = _ask(library, llm, question)
+    assert result.sources[1].content.startswith("Small guns")  # what [2] pointed at
+    assert result.note == "quoted_not_answered" and result.extractive
+    assert "nine-inch calibre" in result.answer and "Small guns" not in result.answer
