@@ -42,7 +42,9 @@ _DOCUMENT_WORDS = frozenset(
         r"\w+",
         "paper faq faqs docs documentation notes diary article brochure report file document "
         "list page changelog manual handbook guide book descriptions description sheet "
-        "spreadsheet slides deck email readme booklet leaflet pamphlet authors",
+        "spreadsheet slides deck email readme booklet leaflet pamphlet authors "
+        # A file's format names the file: "the outline PDF", "the Word file's DOCX".
+        "pdf docx doc xlsx xls pptx csv tsv json jsonl html epub odt ods rtf",
     )
 )
 # Where a question says where to look: "…, according to the cover page of its 10-K?".

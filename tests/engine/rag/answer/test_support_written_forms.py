@@ -359,3 +359,20 @@ def test_a_row_the_question_names_is_where_its_answer_stands() -> None:
     assert check_sentence(pages, "Legal Proceedings is Item 3. [1]", [contents]).supported
     people = "| Name | Age |\n| Alice | 30 |\n| Bob | 41 |"
     assert check_sentence("What is the name of the person aged 41?", "Bob [1]", [people]).supported
+
+
+def test_a_files_format_the_question_names_is_no_name_the_passage_must_hold() -> None:
+    # "the outline PDF" is the file; its text never says "PDF".
+    blind = (
+        "A blind text like this gives you information about the selected font, how the "
+        "letters are written and an impression of the look."
+    )
+    question = (
+        "Besides how the letters are written and an impression of the look, what does the "
+        "blind text in the outline PDF say a text like it gives you information about?"
+    )
+    answer = "The blind text in the outline PDF gives you information about the selected font. [1]"
+    assert check_sentence(question, answer, [blind]).supporting == (1,)
+    # A name of another kind the question states is still to be held.
+    fiji = question.replace("outline PDF", "Fiji edition")
+    assert not check_sentence(fiji, answer.replace("outline PDF", "Fiji edition"), [blind]).supported
