@@ -96,7 +96,7 @@ _QUANTITY = re.compile(
 _ASKS_FOR_YEAR = re.compile(r"\b(in )?(what|which) year\b|哪一?年", re.I)
 # A year as documents write it: "1805", "2021", "'97"; "1805年", "二〇〇四年".
 _YEAR = re.compile(
-    r"(?<![\d.,])(1\d{3}|20\d{2})(?![\d.,]\d)|'\d{2}\b|[〇零一二三四五六七八九十0-9]+年"
+    r"(?<![\d.,])(1\d{3}|20\d{2})(?!\d|[.,]\d)|'\d{2}\b|[〇零一二三四五六七八九十0-9]+年"
 )
 _FREQUENCY = re.compile(r"\b(daily|weekly|monthly|yearly|annually|hourly)\b", re.I)
 _HOW_OFTEN = re.compile(r"\bhow often\b", re.I)

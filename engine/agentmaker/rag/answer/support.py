@@ -115,7 +115,7 @@ _TITLES = frozenset(
         r"\w+",
         "mr mrs ms miss dr doctor prof professor sir lord lady king queen prince princess "
         "emperor empress count countess duke duchess baron baroness general marshal colonel "
-        "captain major lieutenant admiral saint st pope president senator governor judge",
+        "captain major lieutenant admiral pope president senator governor judge",
     )
 )
 # A word of a name the question states this long or longer may stand in a passage with

@@ -473,6 +473,7 @@ def test_a_question_for_a_year_wants_a_year() -> None:
         "latitude: 41.25305194; longitude: -70.06018139 [1]"
     )
     assert not quote_answers(question, row)
+    assert not quote_answers(question, "Nantucket Memorial served 12345 passengers. [1]")
     assert quote_answers(question, "Nantucket Memorial airport opened in 1946. [1]")
     assert quote_answers("该机场是哪一年启用的？", "该机场于1946年启用。[1]")
     answer = CheckedAnswer(question, [row])

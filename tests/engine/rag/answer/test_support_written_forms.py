@@ -375,4 +375,6 @@ def test_a_files_format_the_question_names_is_no_name_the_passage_must_hold() ->
     assert check_sentence(question, answer, [blind]).supporting == (1,)
     # A name of another kind the question states is still to be held.
     fiji = question.replace("outline PDF", "Fiji edition")
-    assert not check_sentence(fiji, answer.replace("outline PDF", "Fiji edition"), [blind]).supported
+    assert not check_sentence(
+        fiji, answer.replace("outline PDF", "Fiji edition"), [blind]
+    ).supported
