@@ -27,7 +27,8 @@ from agentmaker.rag.answer.extractive import ScoredSentence, score_sentences
 from agentmaker.rag.answer.names import fold
 from agentmaker.rag.answer.prompting import SourceRef
 from agentmaker.rag.answer.records import RECORD
-from agentmaker.rag.answer.tables import label_cells
+from agentmaker.rag.answer.sentences import TABLE_ROW
+from agentmaker.rag.answer.tables import cells, label_cells
 
 #: Words kept per passage when the model asks for focused passages.
 DEFAULT_FOCUS_WORDS = 110
@@ -117,16 +118,12 @@ def asked_records(question: str, passage: str) -> str:
     return passage[: matches[0].start()] + "\n".join(named_ones)
 
 
-# A table's row as the readers write it, one a line: "| Item 4. | Mine Safety … | 9 |".
-_ROW = re.compile(r"^[ \t]*\|.*\|[ \t]*$", re.M)
-
-
 def asked_rows(question: str, passage: str) -> str:
     """``passage`` without the data rows of its tables that ``question`` does not name,
     when it names some by their first cell: what "Item 4" of a table of contents is, is
     said by "| Item 4. | Mine Safety Disclosures | 9 |", not by "| Item 1. | Business |
     4 |" (whose page is 4). A table's first row, its header, stays."""
-    rows = list(_ROW.finditer(passage))
+    rows = list(TABLE_ROW.finditer(passage))
     if len(rows) < 2:
         return passage
     asked = fold(question)
@@ -147,10 +144,10 @@ def asked_rows(question: str, passage: str) -> str:
 def _names_row(row: str, asked: str) -> bool:
     """Whether the folded question ``asked`` names the row by its first cell (of at
     least three characters; a labelled cell, "Country: Indonesia", by its value)."""
-    cells = [cell.strip() for cell in row.strip().strip("|").split("|") if cell.strip()]
-    if not cells:
+    filled = [cell for cell in cells(row) if cell]
+    if not filled:
         return False
-    label = fold(cells[0].rpartition(": ")[2])
+    label = fold(filled[0].rpartition(": ")[2])
     return len(label.strip()) >= 3 and label in asked
 
 

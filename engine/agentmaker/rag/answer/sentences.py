@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 __all__ = [
     "LABEL_WORDS",
+    "TABLE_ROW",
     "TABLE_RULE",
     "Sentence",
     "is_abbreviation",
@@ -67,6 +68,8 @@ _HEADING = re.compile(r"#{1,6}\s+\S")
 _LINK = r"!?\[[^\]]*\]\([^)]*\)|<?https?://\S+>?"
 _LINK_END = re.compile(r"\]\([^)\s]*\)$")
 _LINK_ONLY = re.compile(rf"(?:{_LINK}|[\s,;|·•/–—-])+")
+#: A table's row as the readers write it, one a line: "| Item 4. | Mine Safety … | 9 |".
+TABLE_ROW = re.compile(r"^[ \t]*\|.*\|[ \t]*$", re.M)
 #: A Markdown table's rule line, "| --- | :---: |".
 TABLE_RULE = re.compile(r"\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?")
 _FENCE = re.compile(r"(?:```|~~~)")
@@ -84,8 +87,6 @@ _FOOTNOTE = re.compile(r"\s?\[\d{1,3}\](?![(:])")
 # Candidate ends: CJK terminators (no space needed), or ASCII ones followed by space/end.
 _END = re.compile(r"[。！？]+[”’」』）\)\]\"']*|[.!?]+[”’\"'\)\]]*(?=\s|$)")
 _SPACE = re.compile(r"\s+")
-# A table's row as the readers write it: "| cell | cell |".
-_TABLE_ROW = re.compile(r"\s*\|.*\|\s*", re.DOTALL)
 # Dotted initials without their last dot: "R.A", "J.R.R".
 _INITIALS = re.compile(r"(?:[A-Z]\.)+[A-Z]$")
 
@@ -128,7 +129,7 @@ def _split_block(block: str) -> list[str]:
     """Sentences of one block of text (a paragraph, line or bullet item). A table's row
     is one: its cells say one thing together ("| Item 4. | Mine Safety Disclosures | 9
     |" is not "Item 4." and a sentence without its item)."""
-    if _TABLE_ROW.fullmatch(block):
+    if TABLE_ROW.fullmatch(block):
         return [_normalise(block)] if _has_words(block) else []
     sentences: list[str] = []
     start = 0

@@ -26,7 +26,7 @@ model was given. A passage supports the sentence when
    of the question's words are in the passage too: "Mathieu Fenniak [4]" is no answer
    to "Which company sponsored PyPDF2?" from a passage that only links his name.
 
-A passage is what the model read of it, its header line included ("Version 5.0.0,
+A passage is what the model read of it (evidence.py), its header line included ("Version 5.0.0,
 2024-09-15" is often only there); of a passage of records, only the records the
 question names by their label when it names some ("us-state-capitals"). When no
 passage supports a sentence alone, two that each hold a part of it may support it
@@ -42,15 +42,15 @@ setting or option the question names that no passage does (then nothing is asked
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
-from agentmaker.rag.answer.dates import Date, dates_in, numeric_dates, without_dates
+from agentmaker.rag.answer.dates import Date, numeric_dates, without_dates
+from agentmaker.rag.answer.evidence import Evidence, passage_evidence
 from agentmaker.rag.answer.focus import asked_records, asked_rows
-from agentmaker.rag.answer.grounding import numbers_in, stated_numbers
+from agentmaker.rag.answer.grounding import stated_numbers
 from agentmaker.rag.answer.names import (
     CJK_CHAR,
     asked_for_codes,
@@ -62,9 +62,8 @@ from agentmaker.rag.answer.names import (
     speaker_names,
     without_source,
 )
-from agentmaker.rag.answer.sentences import LABEL_WORDS, terms
+from agentmaker.rag.answer.sentences import terms
 from agentmaker.rag.answer.units import asked_kinds, measures, unit_conflict
-from agentmaker.rag.answer.us_states import state_code, state_name
 
 __all__ = [
     "MIN_COVERAGE",
@@ -89,38 +88,6 @@ _META = frozenset(
         "question based context source sources cited quote quoted above below following"
     )
 )
-_CAPITALISED = re.compile(r"(?<!\w)[A-Z][a-z]\w*")
-_TWO_CAPITALS = re.compile(r"(?<![\w.])[A-Z]{2}(?!\w)")
-# Where a passage's sentences end, roughly (for what one sentence holds); a line of at
-# most LABEL_WORDS words that does not end as a sentence does is a label ("Dutch",
-# "Red and dry skin", a heading).
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？；])")
-_LABEL_END = re.compile(r"[.!?。！？；:,]\W*$")
-# A table row's first cell alone on its line ("| Item 1B."), the row's values under it.
-_ROW_LABEL = re.compile(r"\|\s*[^|\s][^|]*$")
-# Last words of names that are not people's: "Norwich City" is not "Leicester City".
-_NOT_SURNAMES = frozenset(
-    re.findall(
-        r"\w+",
-        "city town united county club football university college school company group bank "
-        "party river street road park hall house council court act code state states kingdom "
-        "republic island islands church institute society association foundation museum "
-        "library project team league cup war",
-    )
-)
-# Titles a model puts before a name the passage writes bare ("Marshal Davout" for the
-# novel's "Davout, spectacles on nose, …").
-_TITLES = frozenset(
-    re.findall(
-        r"\w+",
-        "mr mrs ms miss dr doctor prof professor sir lord lady king queen prince princess "
-        "emperor empress count countess duke duchess baron baroness general marshal colonel "
-        "captain major lieutenant admiral pope president senator governor judge",
-    )
-)
-# A word of a name the question states this long or longer may stand in a passage with
-# one letter misread (OCR: "Eichmond" for "Richmond").
-_MISREAD_LENGTH = 7
 # A list item's number and nothing else ("1.", "2)"): a list begun, not an answer (a bare
 # number that answers is written without the dot: "67000 [1]").
 _LIST_NUMBER = re.compile(r"\(?\d{1,2}[.)]")
@@ -132,9 +99,6 @@ _BRACKETED = re.compile(r"\[[^\]]*\]|\([^)]*\)")
 # three words or more in brackets are the model's text, not a label ("[the-file-name]").
 _PLACEHOLDER = re.compile(r"\s*\[[nN]\]")
 _WRAPPED = re.compile(r"\[([^\[\]\s]+(?:\s+[^\[\]\s]+){2,})\]")
-# A footnote's number glued to the last number of a sentence ("… diagnosed by the age of
-# 85.2 About 120 men …": 85, note 2): the number is held too.
-_FOOTNOTED = re.compile(r"(\d+)\.\d(?=\s+[A-Z…]|\s*$)")
 # Text in double quotes (the question, when the model quotes it whole).
 _QUOTED = re.compile(r"[\"“]([^\"“”]+)[\"”]")
 # Chinese characters that ask or join rather than name what a question is about.
@@ -257,7 +221,8 @@ def check_sentence(
     # …"), echoed by the answer, need not stand in the passage: a paper seldom names
     # itself. Any other name the question states still does ("the 1998 FIFA World Cup").
     evidence = [
-        _evidence(asked_rows(question, asked_records(question, passage))) for passage in passages
+        passage_evidence(asked_rows(question, asked_records(question, passage)))
+        for passage in passages
     ]
     titles = document_names(question)
     tools = _tools(question, evidence)
@@ -306,7 +271,7 @@ def check_sentence(
     return SentenceCheck(sentence, body, cited, pair, claim=True, joint=bool(pair))
 
 
-def _tools(question: str, evidence: Sequence[_Evidence]) -> set[str]:
+def _tools(question: str, evidence: Sequence[Evidence]) -> set[str]:
     """The words the question writes in lower case, as a command or a package is
     written ("poetry self update", "pypdf's extract_text"), that a passage given holds
     too, folded: a tool's own documentation seldom repeats its name beside the answer
@@ -316,123 +281,6 @@ def _tools(question: str, evidence: Sequence[_Evidence]) -> set[str]:
     held = " ".join(e.folded for e in evidence)
     words = re.findall(r"(?<![\w.-])[a-z][a-z0-9]+(?![\w-])", question)
     return {name for word in words if (name := f" {word} ") in held}
-
-
-@dataclass(frozen=True)
-class _Evidence:
-    """What a passage holds, as the check compares it: numbers, folded text, terms."""
-
-    numbers: frozenset[str]
-    folded: str
-    terms: frozenset[str]
-    capitalised: frozenset[str]  # words written with a capital, folded
-    codes: frozenset[str]  # two capitals alone ("VA"), folded: " va "
-    sentences: tuple[frozenset[str], ...]  # the terms of each sentence, with its label
-    measures: dict[str, set[str]]  # the kinds of unit after each number (units.py)
-    dates: frozenset[Date]  # dates.py
-
-    def __or__(self, other: _Evidence) -> _Evidence:
-        measured = {n: set(kinds) for n, kinds in self.measures.items()}
-        for n, kinds in other.measures.items():
-            measured.setdefault(n, set()).update(kinds)
-        return _Evidence(
-            self.numbers | other.numbers,
-            self.folded + other.folded,
-            self.terms | other.terms,
-            self.capitalised | other.capitalised,
-            self.codes | other.codes,
-            self.sentences + other.sentences,
-            measured,
-            self.dates | other.dates,
-        )
-
-    def names(self, name: str, *, asked: bool) -> bool:
-        """Whether this passage states the folded ``name``; one the question ``asked``
-        about may be a person the passage calls by the surname alone ("Iwan Roberts"
-        in a biography that says "Roberts")."""
-        if named(name, self.folded) or self._state(name):
-            return True
-        words = name.split()
-        if (
-            len(words) >= 2
-            and words[0] in _TITLES
-            and named(f" {' '.join(words[1:])} ", self.folded)
-        ):
-            return True
-        return asked and (
-            (len(words) >= 2 and words[-1] not in _NOT_SURNAMES and words[-1] in self.capitalised)
-            or self._misread(words)
-        )
-
-    def _misread(self, words: list[str]) -> bool:
-        """Whether the passage writes the name with one letter of a long word misread,
-        as OCR does ("Eichmond" for the "Richmond" the question names): a name the
-        question states is what it asks about, and a scanned page seldom names another
-        place or person one letter away from it."""
-        held = set(self.folded.split())
-        spelt = []
-        for word in words:
-            if word in held or len(word) < _MISREAD_LENGTH:
-                spelt.append(word)
-                continue
-            near = [w for w in held if len(w) == len(word) and _one_letter_apart(w, word)]
-            if len(near) != 1:
-                return False
-            spelt.append(near[0])
-        return spelt != words and named(" ".join(spelt), self.folded)
-
-    def _state(self, name: str) -> bool:
-        """Whether the passage writes the US state ``name`` the other way: "VA" for
-        "Virginia" (written in capitals: "in" is no Indiana), "Virginia" for "VA"."""
-        code = state_code(name)
-        if code is not None:
-            return code in self.codes
-        state = state_name(name)
-        return state is not None and state in self.folded
-
-
-def _one_letter_apart(a: str, b: str) -> bool:
-    return sum(x != y for x, y in zip(a, b, strict=True)) == 1
-
-
-@functools.lru_cache(maxsize=256)
-def _evidence(passage: str) -> _Evidence:
-    """What ``passage`` holds; remembered, as every sentence of an answer is checked
-    against the same passages."""
-    # Words inside identifiers count as words too: POETRY_VIRTUALENVS_PATH names
-    # "Poetry", as the docs that write it only in upper case mean it.
-    folded = fold(passage) + fold(passage.replace("_", " "))
-    capitalised = frozenset(fold(" ".join(_CAPITALISED.findall(passage))).split())
-    codes = frozenset(f" {code.lower()} " for code in _TWO_CAPITALS.findall(passage))
-    return _Evidence(
-        frozenset(numbers_in(passage)) | {m.group(1) for m in _FOOTNOTED.finditer(passage)},
-        folded,
-        frozenset(terms(passage)),
-        capitalised,
-        codes,
-        _sentences(passage),
-        measures(passage),
-        frozenset(dates_in(passage)),
-    )
-
-
-def _sentences(passage: str) -> tuple[frozenset[str], ...]:
-    """The terms of each sentence of ``passage``, each with those of the label line it
-    stands under: "Dutch" is what "… in een geest van broederschap te gedragen." is said
-    in, as a heading is what its text is about; and a table's short first cell on a line
-    of its own, however it ends ("| Item 1B." above "| | Unresolved Staff Comments |")."""
-    out: list[frozenset[str]] = []
-    label: frozenset[str] = frozenset()
-    for line in passage.splitlines():
-        if not line.strip():
-            continue
-        short = len(line.split()) <= LABEL_WORDS
-        if short and (not _LABEL_END.search(line) or _ROW_LABEL.match(line)):
-            label = frozenset(terms(line))
-            out.append(label)
-            continue
-        out += [frozenset(terms(part)) | label for part in _SENTENCE_END.split(line)]
-    return tuple(out)
 
 
 @dataclass(frozen=True)
@@ -458,7 +306,7 @@ class _Claim:
     #: a passage that writes that day (not by one with 2012, 12 and 17 in other dates).
     dates: frozenset[Date] = frozenset()
 
-    def held_by(self, evidence: _Evidence) -> float:
+    def held_by(self, evidence: Evidence) -> float:
         """The share of the claim's words ``evidence`` holds when it holds all of its
         numbers (with their units) and names and enough of its words, else 0."""
         if not self.numbers <= evidence.numbers:
@@ -482,7 +330,7 @@ class _Claim:
         )
         return coverage if coverage >= self.min_coverage else 0.0
 
-    def part_of(self, evidence: _Evidence) -> bool:
+    def part_of(self, evidence: Evidence) -> bool:
         """Whether ``evidence`` is about what was asked (holds every name the question
         states) and holds a number or a new name the claim states: a fact of its own,
         not only some of its words."""
@@ -498,7 +346,7 @@ class _Claim:
 
 
 def _best_pair(
-    claim: _Claim, evidence: Sequence[_Evidence], cited: tuple[int, ...]
+    claim: _Claim, evidence: Sequence[Evidence], cited: tuple[int, ...]
 ) -> tuple[int, ...]:
     """Two passages that support the claim together ("born in Bangor [2] on 26 June
     1968 [1]", from a biography and its infobox), each holding a part of it and both

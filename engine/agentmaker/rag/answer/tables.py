@@ -15,20 +15,21 @@ from __future__ import annotations
 
 from agentmaker.rag.answer.sentences import TABLE_RULE
 
-__all__ = ["label_cells"]
+__all__ = ["cells", "label_cells"]
 
 
-def _cells(line: str) -> list[str]:
+def cells(line: str) -> list[str]:
+    """The cells of a table's row, stripped (empty ones too)."""
     return [cell.strip() for cell in line.strip().strip("|").split("|")]
 
 
 def _labelled(header: list[str], row: str) -> str:
-    cells = _cells(row)
-    if len(cells) != len(header):
+    values = cells(row)
+    if len(values) != len(header):
         return row
     said = [
         f"{name}: {cell}" if name else cell
-        for name, cell in zip(header, cells, strict=True)
+        for name, cell in zip(header, values, strict=True)
         if cell
     ]
     return "| " + " | ".join(said) + " |"
@@ -49,6 +50,6 @@ def label_cells(text: str) -> str:
             continue
         following = lines[index + 1].strip() if index + 1 < len(lines) else ""
         starts_table = stripped.startswith("|") and "|" in following
-        header = _cells(stripped) if starts_table and TABLE_RULE.fullmatch(following) else None
+        header = cells(stripped) if starts_table and TABLE_RULE.fullmatch(following) else None
         out.append(line)
     return "\n".join(out)
