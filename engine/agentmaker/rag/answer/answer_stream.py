@@ -322,6 +322,7 @@ class AnswerStream(TextStream):
         if rag.second_look and len(self.sources) > 1 and not refused:
             looks.append(("second_look", functools.partial(self._second_look, llm)))
         pointed = checked.pointed if checked.only_pointed else []
+        declined = checked.only_pointed or checked.non_answer
         for note, look in looks:
             pieces, again = await look()
             if pieces:
@@ -330,7 +331,6 @@ class AnswerStream(TextStream):
                 self.note, self.withheld = note, list(again.withheld)
                 self.unsupported = unsupported_numbers(self.answer, seen)
                 return
-            declined = checked.only_pointed or checked.non_answer
             if note == "second_look" and again.only_pointed and declined and 1 not in pointed:
                 # Made to read the first passage alone, the model pointed at it ("[1]"):
                 # it is favoured in the quote too, beside what the first reading pointed
@@ -359,7 +359,6 @@ class AnswerStream(TextStream):
             and (not confirm or await quote_confirmed(llm, self.query, quote, self._section(quote)))
         ):
             self.extractive = True
-            declined = checked.non_answer or checked.only_pointed
             self.note = "quoted_not_answered" if declined else "quoted_unsupported"
             yield quote
             return

@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from agentmaker.rag.answer.extractive import ScoredSentence, score_sentences
 from agentmaker.rag.answer.names import fold
 from agentmaker.rag.answer.prompting import SourceRef
-from agentmaker.rag.answer.records import RECORD
+from agentmaker.rag.answer.records import RECORD, record_spans
 from agentmaker.rag.answer.sentences import TABLE_ROW
 from agentmaker.rag.answer.tables import cells, label_cells
 
@@ -101,21 +101,22 @@ def asked_records(question: str, passage: str) -> str:
     label when it names some: what the question asks of the "us-state-capitals" entry
     is said there, not by the "wheat" entry beside it ("The electronic dataset was
     created by Mike Bostock")."""
-    matches = list(RECORD.finditer(passage))
-    if len(matches) < 2:
+    spans = record_spans(passage)
+    if not spans:
         return passage
     asked = fold(question)
-    ends = [*(m.start() for m in matches[1:]), len(passage)]
     # A record with nothing under its label is no record: an INI file's "[tox]", whose
     # settings stand under the next section ("[testenv]").
     named_ones = [
-        passage[m.start() : end]
-        for m, end in zip(matches, ends, strict=True)
-        if _names_record(m.group(0), asked) and passage[m.end() : end].strip()
+        passage[start:end]
+        for start, end in spans
+        if (label := RECORD.match(passage, start))
+        and _names_record(label.group(0), asked)
+        and passage[label.end() : end].strip()
     ]
     if not named_ones:
         return passage
-    return passage[: matches[0].start()] + "\n".join(named_ones)
+    return passage[: spans[0][0]] + "\n".join(named_ones)
 
 
 def asked_rows(question: str, passage: str) -> str:
