@@ -110,6 +110,9 @@ HELDOUT_SETS = {
     # New Chinese questions (other facts), same library as v1's, v10's, v15's and v20's.
     # Written in session 21 by a helper that did not read the answer code.
     "heldout25": (DATA / "answer_quality_heldout25.tsv", range(30, 36), range(36, 54)),
+    # New Chinese questions (other facts), same library as v4's, v7's, v11's, v16's, v21's.
+    # Written in session 22 by a helper that did not read the answer code.
+    "heldout26": (DATA / "answer_quality_heldout26.tsv", range(106, 114), range(114, 132)),
 }
 #: RGB-zh positions of the dev questions and their distractors.
 ZH_DEV, ZH_DEV_DISTRACTORS = range(0, 10), range(10, 30)
