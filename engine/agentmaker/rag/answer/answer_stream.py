@@ -21,6 +21,7 @@ from agentmaker.rag.answer.budget import fit_messages
 from agentmaker.rag.answer.checked import (
     CONFIRMED_COVERAGE,
     QUOTE_COVERAGE,
+    REFUSED_COVERAGE,
     CheckedAnswer,
     answer_when_unsupported,
     not_found_text,
@@ -34,7 +35,7 @@ from agentmaker.rag.answer.citations import (
     is_non_answer,
     without_markers,
 )
-from agentmaker.rag.answer.confirm import quote_confirmed
+from agentmaker.rag.answer.confirm import answer_confirmed, quote_confirmed
 from agentmaker.rag.answer.examples import examples_for
 from agentmaker.rag.answer.extractive import TOP_PASSAGES, extractive_answer, with_heading
 from agentmaker.rag.answer.focus import focus_passages, record_labels
@@ -343,12 +344,15 @@ class AnswerStream(TextStream):
         # it adds sentences only from its best sentence's passage: "In which city were the
         # first modern Olympic Games held in 1896?" was confirmed on a second passage's
         # "… the west--Paris--and subsides." (REPORT §10, session 20).
-        declined_only = checked.non_answer and not checked.pointed and confirm
+        coverage = QUOTE_COVERAGE
+        if confirm:
+            declined_only = checked.non_answer and not checked.pointed
+            coverage = CONFIRMED_COVERAGE if declined_only else REFUSED_COVERAGE
         fallback = answer_when_unsupported(
             self.query,
             [f"{s.heading_path}\n{s.content}" for s in self.sources],
             pointed=pointed,
-            quote_coverage=CONFIRMED_COVERAGE if declined_only else QUOTE_COVERAGE,
+            quote_coverage=coverage,
         )
         quote = ""
         if fallback.quote:
@@ -429,7 +433,7 @@ class AnswerStream(TextStream):
             pieces, again = await self._go_on(llm, one, again.frame)
         if not again.shown:
             return [], again
-        if rag.confirm_quotes and not await quote_confirmed(llm, self.query, "".join(pieces)):
+        if rag.confirm_quotes and not await answer_confirmed(llm, self.query, "".join(pieces)):
             return [], again
         return pieces, again
 
@@ -484,5 +488,6 @@ class AnswerStream(TextStream):
             prefer=prefer,
             top_passages=0 if instead else TOP_PASSAGES,
             headings=headings,
+            titles=[s.title for s in self.sources],
         )
         return result.text or NO_SENTENCE_ANSWER

@@ -37,6 +37,7 @@ __all__ = [
     "GATE_COVERAGE",
     "GATE_SIMILARITY",
     "QUOTE_COVERAGE",
+    "REFUSED_COVERAGE",
     "CheckedAnswer",
     "Fallback",
     "answer_when_unsupported",
@@ -67,6 +68,12 @@ QUOTE_COVERAGE = 0.6
 #: (confirm.py). On the tuning sets the quotes the model wrongly confirmed, for
 #: unanswerable questions, held at most 0.09; those that answered, 0.26 and more.
 CONFIRMED_COVERAGE = 0.2
+#: ...or this share after an answer the checks refused, when the model confirms the
+#: quote. Judged by a yes or a no, it confirmed wrong quotes too often there ("Name: saab
+#: 99e" as the car's transmission): those needed QUOTE_COVERAGE. Made to copy the
+#: answer's words from the quote, it refuses more of them; below this share, quotes to
+#: unanswerable questions outnumbered right ones on the tuning sets.
+REFUSED_COVERAGE = 0.4
 
 # Questions whose answer is a number (not "when": "after surgery" answers that). Narrower
 # than extractive's ``_ASKS_NUMBER``, which only favours sentences with digits: this one
@@ -98,6 +105,9 @@ _ASKS_FOR_YEAR = re.compile(r"\b(in )?(what|which) year\b|哪一?年", re.I)
 _YEAR = re.compile(
     r"(?<![\d.,])(1\d{3}|20\d{2})(?!\d|[.,]\d)|'\d{2}\b|[〇零一二三四五六七八九十0-9]+年"
 )
+# A number the question names on its own ("version 1.26.0", "on 2012/12/25", "Item 4"), not
+# one inside a name ("PyPDF2", "10-K").
+_NAMED_NUMBER = re.compile(r"(?<![\w.,-])\d+(?:[.,]\d+)*(?![\w-]|[.,]\d)")
 _FREQUENCY = re.compile(r"\b(daily|weekly|monthly|yearly|annually|hourly)\b", re.I)
 _HOW_OFTEN = re.compile(r"\bhow often\b", re.I)
 
@@ -320,9 +330,13 @@ def quote_answers(question: str, quote: str) -> bool:
     was the name of the diarist's sister?" is not answered by "…of the dear sister
     there, bedridden… [1]"), one that asks for a number a number ("What is the telephone
     number of the Executive Office?" not by "The number of standing trustees … is within
-    the discretion of the Director of the Executive Office [3]")."""
+    the discretion of the Director of the Executive Office [3]"); and one that names a
+    number holds it ("On what date was PyPDF2 version 1.26.0 released?" is not answered by
+    "CHANGELOG > Version 2.1.0, 2022-06-06 [3]")."""
     said = without_markers(quote)
     if asks_for_number(question) and not _states_number(said, question):
+        return False
+    if not numbers_in(" ".join(_NAMED_NUMBER.findall(question))) <= numbers_in(said):
         return False
     return not asks_for_name(question) or bool(new_names(question, said))
 

@@ -22,6 +22,7 @@ from collections import Counter
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 
+from agentmaker.rag.answer.names import document_names, names_in, without_source
 from agentmaker.rag.answer.records import record_spans
 from agentmaker.rag.answer.sentences import (
     LABEL_WORDS,
@@ -30,6 +31,7 @@ from agentmaker.rag.answer.sentences import (
     split_sentences,
     terms,
 )
+from agentmaker.rag.answer.tables import labelled_row, table_rows
 
 __all__ = [
     "ExtractiveAnswer",
@@ -52,14 +54,18 @@ _ASKS_NUMBER = re.compile(
 # A number of its own, not a digit inside a name ("pypdfium2", "PyPDF2").
 _DIGIT = re.compile(r"(?<![^\W\d_])\d")
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
-# A token of a link or a path ("www.pinkun.com/…", "-iwan-roberts/).").
-_URLISH = re.compile(r"\S*[/\\]\S*")
+# A token of a link or a path ("www.pinkun.com/…", "-iwan-roberts/)."), or a web page's
+# file name, as a link broken across lines ends ("w-about-rowing-for-gold-.-.-..html).").
+_URLISH = re.compile(r"\S*[/\\]\S*|\S*\.(?:html?|php|aspx?)\b\S*")
 _WORD = re.compile(r"[^\W\d_]{2,}|[\u3400-\u4dbf\u4e00-\u9fff]")
 _AUTHOR_DATE = re.compile(r"[A-Z][\w'’-]+, [A-Z][\w.'’-]*(?: [A-Z][\w.]*)? \([^()]*\d{4}\)\.?$")
 # A reference-list entry: a link in parentheses after its title ('"Iwan Roberts: …"
 # (https://www.pinkun.com/…)'), or "Retrieved 22 June 2020".
 _REFERENCE = re.compile(r"\((?:https?://|www\.)\S|\b(?:Retrieved|Archived)\b.{0,40}\d{4}")
 NUMBER_BOOST = 1.3
+#: A name the question asks about ("Welsh") that one passage alone holds counts this
+#: much more than its other words: the sentence that names it is about it.
+NAME_WEIGHT = 2.0
 # "What calibre…", "Which section…", "How many yoke…": the word the answer is about.
 _FOCUS = re.compile(r"\b(?:what|which|whose|how many|how much)\s+([^\W\d_]+)", re.IGNORECASE)
 #: A sentence beside the anchor must score at least this share of the anchor's score...
@@ -112,6 +118,7 @@ def extractive_answer(
     prefer: Collection[int] = (),
     top_passages: int = TOP_PASSAGES,
     headings: Sequence[str] = (),
+    titles: Sequence[str] = (),
 ) -> ExtractiveAnswer:
     """The sentences of ``passages`` that best answer ``question``, each cited ``[n]``.
 
@@ -125,12 +132,16 @@ def extractive_answer(
     it pointed). When the question asks for a number and the best sentence's passage has
     a heading (``headings``, by passage) holding a number its quoted sentences lack, the
     heading is shown before them: "CHANGELOG > Version 6.15.0, 2026-07-01 > New Features
-    (ENH): AppearanceStream: Add support…".
+    (ENH): AppearanceStream: Add support…". The words of a passage's ``titles`` (its
+    document's title, by passage) only say where its sentences stand: they are no match
+    for its sentences (:func:`_without_locators`). A section's heading is: "Rule 3" says
+    what its sentences are about.
     """
     sentences = _sentences(passages, values=True)
     if not sentences or max_sentences < 1:
         return ExtractiveAnswer("", [])
-    idf = _score(question, sentences)
+    _without_locators(question, sentences, titles)
+    idf = _score(question, sentences, _named_terms(question, sentences))
     for s in sentences:
         if s.passage in prefer:
             s.score *= PREFERRED_BOOST
@@ -160,6 +171,19 @@ def extractive_answer(
     shown = _labelled(question, chosen, headings, anchor)
     text = " ".join(f"{display} [{s.passage}]" for s, display in zip(chosen, shown, strict=True))
     return ExtractiveAnswer(text, citations)
+
+
+def _without_locators(question: str, sentences: list[_Sentence], titles: Sequence[str]) -> None:
+    """Each sentence without the question's words that its passage's title holds: they
+    say which document the question is about ("In the file with the first article of the
+    UDHR in all languages, which word of the Welsh version…"), not which sentence answers
+    it; left in, the document's own title line ("Universal Declaration of Human Right -
+    First article, all languages") outscored the Welsh line."""
+    asked = set(terms(question))
+    for sentence in sentences:
+        if sentence.passage <= len(titles):
+            for term in asked.intersection(terms(titles[sentence.passage - 1], parts=True)):
+                del sentence.terms[term]
 
 
 def _labelled(
@@ -273,7 +297,7 @@ def _sentences(
     for number, passage in enumerate(passages, start=1):
         found = passage_sentences(passage, code=code)
         if values:
-            found = _whole_records(passage, _with_values(passage, found))
+            found = _whole_records(passage, _with_values(passage, _named_cells(passage, found)))
         for position, sentence in enumerate(found):
             if _REFERENCE.search(sentence.display):
                 continue  # an entry of a reference list: its title shares the question's words
@@ -291,6 +315,26 @@ def _sentences(
                     sentence.fragment,
                 )
             )
+    return out
+
+
+def _named_cells(passage: str, sentences: list[Sentence]) -> list[Sentence]:
+    """``sentences`` with each row of a Markdown table shown with its cells after their
+    column's names (tables.py): "| Header Col 1: Lorem ipsum | Header Col 2: A link
+    example |" says what stands under "Header Col 1", "| Lorem ipsum | A link example |"
+    does not. The header row of such a table is no quote: its names are in every row."""
+    if "|" not in passage:
+        return sentences
+    rows, headers = table_rows(passage)
+    out = []
+    for sentence in sentences:
+        line = sentence.text.strip()
+        if line in headers:
+            continue
+        if line in rows:
+            shown = labelled_row(rows[line], sentence.display)
+            sentence = Sentence(sentence.text, shown, sentence.fragment)
+        out.append(sentence)
     return out
 
 
@@ -373,14 +417,21 @@ def _is_field(sentence: Sentence) -> bool:
     return bool(_FIELD.fullmatch(text)) and len(text.split()) <= _FIELD_WORDS
 
 
-def _score(question: str, sentences: list[_Sentence]) -> dict[str, float]:
-    """BM25 of each sentence against the question; returns each question term's IDF."""
+def _score(
+    question: str, sentences: list[_Sentence], named: Collection[str] = ()
+) -> dict[str, float]:
+    """BM25 of each sentence against the question, the terms of the names it asks about
+    (``named``) weighing :data:`NAME_WEIGHT` times more; returns each question term's
+    weight (IDF)."""
     query = set(terms(question))
     n = len(sentences)
     df: Counter[str] = Counter()
     for s in sentences:
         df.update(set(s.terms) & query)
-    idf = {t: math.log(1 + (n - df[t] + 0.5) / (df[t] + 0.5)) for t in query}
+    idf = {
+        t: math.log(1 + (n - df[t] + 0.5) / (df[t] + 0.5)) * (NAME_WEIGHT if t in named else 1)
+        for t in query
+    }
     average = sum(s.length for s in sentences) / n or 1.0
     k1, b = 1.2, 0.75
     wants_number = bool(_ASKS_NUMBER.search(question))
@@ -394,6 +445,20 @@ def _score(question: str, sentences: list[_Sentence]) -> dict[str, float]:
             score *= NUMBER_BOOST
         s.score = score
     return idf
+
+
+def _named_terms(question: str, sentences: list[_Sentence]) -> frozenset[str]:
+    """The terms of the names ``question`` asks about that one passage alone holds
+    ("Welsh" in "which word of the Welsh version stands for dignity?", of the passages of
+    a file in many languages): not those by which it points at a document ("the
+    Vicksburg siege diary", "according to the Poetry FAQ"), nor those of many passages
+    ("Poetry" in its documentation)."""
+    names = set(names_in(without_source(question))) - document_names(question)
+    passages: dict[str, set[int]] = {}
+    for sentence in sentences:
+        for term in sentence.terms:
+            passages.setdefault(term, set()).add(sentence.passage)
+    return frozenset(t for t in terms(" ".join(names)) if len(passages.get(t, ())) == 1)
 
 
 def _focus(question: str) -> str | None:

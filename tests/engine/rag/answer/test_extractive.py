@@ -319,3 +319,63 @@ def test_a_fields_name_says_its_words_to_the_quote() -> None:
     # So a question in words finds the field in a quote of one car's record.
     cars = "[7]\nName: fiat 128\nOrigin: Europe\n[8]\nName: fiat x1.9\nMiles_per_Gallon: 31\n"
     assert "Miles_per_Gallon: 31" in extractive_answer("How many miles per gallon?", [cars]).text
+
+
+def test_a_tables_row_is_quoted_with_its_columns_names_not_its_header_row() -> None:
+    # The Word file's table (corpus/good/docx-tables.docx) as the reader writes it: the
+    # header row held the question's words, the row under it the answer.
+    question = "Which text fills the cell under Header Col 1 of the simple uniform table?"
+    raw = (
+        "Simple uniform table\n\n| Header Col 1 | Header Col 2 |\n| --- | --- |\n"
+        "| Lorem ipsum | [A link example](https://example.com) |\n"
+    )
+    answer = extractive_answer(question, [raw])
+    assert "| Header Col 1: Lorem ipsum | Header Col 2: A link example | [1]" in answer.text
+    assert "| Header Col 1 | Header Col 2 |" not in answer.text
+    # The row's own text is what the citation highlights.
+    assert ("| Lorem ipsum | [A link example](https://example.com) |") in dict(
+        answer.citations
+    ).values()
+    # As the model's passages hold it, the cells already labelled (focus.py): the same.
+    labelled = raw.replace("| --- | --- |\n", "").replace(
+        "| Lorem ipsum | [A link example](https://example.com) |",
+        "| Header Col 1: Lorem ipsum | Header Col 2: A link example |",
+    )
+    assert "| Header Col 1 | Header Col 2 |" not in extractive_answer(question, [labelled]).text
+    assert "Header Col 1: Lorem ipsum" in extractive_answer(question, [labelled]).text
+    # A table with no row under its header keeps it.
+    alone = "| Name | Born |\n| --- | --- |\n\nNothing else."
+    assert "| Name | Born |" in extractive_answer("Which columns: name, born?", [alone]).text
+
+
+UDHR = [
+    "Universal Declaration of Human Right - First article, all languages. This plain text "
+    "version was prepared by the project.",
+    "Scots\nAw human sowels is born free and equal in dignity and richts.",
+    "Welsh\nGenir pawb yn rhydd ac yn gydradd â’i gilydd mewn urddas a hawliau.",
+]
+
+
+def test_the_words_of_a_documents_title_and_a_name_one_passage_holds() -> None:
+    # Corpus/good/UDHR_first_article_all.txt: the question names the file by its title's
+    # words ("first article", "UDHR", "languages" and "version" of its opening line), and
+    # the language it asks about by a name one passage alone holds.
+    question = (
+        "In the file with the first article of the UDHR in all languages, which word of "
+        "the Welsh version stands for dignity?"
+    )
+    assert extractive_answer(question, UDHR).text.startswith("Universal Declaration")
+    titles = ["UDHR_first_article_all"] * 3
+    answer = extractive_answer(question, UDHR, titles=titles).text
+    assert answer.startswith("Welsh Genir pawb") and answer.endswith("urddas a hawliau. [3]")
+
+
+def test_a_link_broken_across_lines_is_no_quote() -> None:
+    # A PDF's link, broken by a space where its line ended: its words match, it says
+    # nothing.
+    passages = [
+        "See the review.\n\nolympics/rowing/2387713/Book-Review-All-you-ever-needed-to-kno "
+        "w-about-rowing-for-gold-.-.-..html). The review praised the book's rowing chapters."
+    ]
+    answer = extractive_answer("Which review is about rowing for gold?", passages)
+    assert answer.text == "The review praised the book's rowing chapters. [1]"

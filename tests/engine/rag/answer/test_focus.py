@@ -161,7 +161,7 @@ def test_an_answer_that_cites_a_records_label_quotes_that_record(
     try:
         library.pipeline.ingest_file(good_dir / "vega_dataset_info.json")
         # A small model answered with the label of the entry it read, not a passage number.
-        llm = ScriptedLLM(["[barley]", "[barley]", "Yes."])  # two readings, a confirmation
+        llm = ScriptedLLM(["[barley]", "[barley]", "Immer"])  # two readings, the answer copied
         llm.checks_answers = True  # as the built-in model does
         llm.focus_words = 110  # type: ignore[attr-defined]
         library.set_llm(llm)

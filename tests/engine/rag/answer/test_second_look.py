@@ -77,9 +77,9 @@ def test_a_second_look_that_still_finds_nothing_leaves_the_first_readings_outcom
 ) -> None:
     # Nothing found the second time: the usual outcome of the first reading (quotes here,
     # since the first passage holds the question's words), and the first draft in the note.
-    llm = ScriptedLLM(["[2]", "I don't know.", "Yes."])
+    llm = ScriptedLLM(["[2]", "I don't know.", "nine-inch"])
     result = _ask(library, llm)
-    assert len(llm.calls) == 3  # two readings, then the model confirms the quote
+    assert len(llm.calls) == 3  # two readings, then the model copies the quote's answer
     assert result.note == "quoted_not_answered" and result.extractive
     assert result.draft == "[2]"
     assert "nine-inch calibre" in result.answer
@@ -94,15 +94,15 @@ def test_no_second_look_after_a_value_no_passage_holds(library: Library) -> None
     # The model stated a value its passages do not hold: made to read the first passage
     # alone, it would take that passage's nearest number (v18's "49 degrees" for a
     # temperature no diary entry gives). The first reading's outcome stands.
-    llm = ScriptedLLM(["The guns were of 12-inch calibre. [1]", "Yes."])
+    llm = ScriptedLLM(["The guns were of 12-inch calibre. [1]", "nine-inch"])
     result = _ask(library, llm)
-    assert len(llm.calls) == 2 and "Does the text give the answer" in llm.calls[1][-1].content
+    assert len(llm.calls) == 2 and "Copy the words of the text" in llm.calls[1][-1].content
     assert result.note == "quoted_unsupported" and "nine-inch calibre" in result.answer
     assert result.draft == "The guns were of 12-inch calibre. [1]"
 
 
 def test_a_model_failure_in_the_second_look_only_ends_the_look(library: Library) -> None:
-    llm = ScriptedLLM(["I don't know.", ModelError("the runtime stopped"), "Yes."])
+    llm = ScriptedLLM(["I don't know.", ModelError("the runtime stopped"), "nine-inch"])
     result = _ask(library, llm)
     assert len(llm.calls) == 3 and result.error == ""
     assert result.note == "quoted_not_answered" and "nine-inch calibre" in result.answer
@@ -112,7 +112,7 @@ def test_no_second_look_when_the_first_answer_is_shown_or_it_is_off(library: Lib
     llm = ScriptedLLM([ANSWER])
     assert _ask(library, llm).answer == ANSWER and len(llm.calls) == 1
     library.rag.second_look = False
-    llm = ScriptedLLM(["I don't know.", "Yes."])
+    llm = ScriptedLLM(["I don't know.", "nine-inch"])
     result = _ask(library, llm)
     assert len(llm.calls) == 2 and result.note == "quoted_not_answered"
 
@@ -121,7 +121,7 @@ def test_a_second_reading_the_model_does_not_confirm_is_not_shown(library: Libra
     # Made to read one passage, the model answered from it what the question does not ask
     # (its passage says it: the checks let it through).
     oxen = "It took ten yoke of oxen to haul each one to its place. [1]"
-    llm = ScriptedLLM(["I don't know.", oxen, "No.", "No."])
+    llm = ScriptedLLM(["I don't know.", oxen, "No.", "NONE"])
     result = _ask(library, llm)
     # Not confirmed; nor is the quote offered after it (the fourth call).
     assert len(llm.calls) == 4 and oxen.removesuffix(" [1]") in llm.calls[2][-1].content
@@ -176,12 +176,12 @@ def test_going_on_that_points_again_or_is_unsupported_is_not_shown(library: Libr
     # "…, which is [1]." only points again: then the first passage is read alone, and
     # then the passages are quoted if the model confirms they answer (here it does not).
     again = " the calibre named in the passage, which is [1]."
-    llm = ScriptedLLM([f"{FRAME} [2].", again, "I don't know.", "No."])
+    llm = ScriptedLLM([f"{FRAME} [2].", again, "I don't know.", "NONE"])
     result = _ask(library, llm, goes_on=True)
     assert len(llm.calls) == 4 and llm.calls[2][-1].role == "user"  # the second look
     assert result.abstained and "which is" not in result.answer
     # A value no passage holds is withheld like any other sentence.
-    llm = ScriptedLLM([f"{FRAME} [2].", " twelve-inch calibre. [1]", "I don't know.", "No."])
+    llm = ScriptedLLM([f"{FRAME} [2].", " twelve-inch calibre. [1]", "I don't know.", "NONE"])
     result = _ask(library, llm, goes_on=True)
     assert result.abstained and "twelve-inch" not in result.answer
     assert llm.calls[1][-1].content == FRAME and result.draft == f"{FRAME} [2]."
@@ -213,7 +213,7 @@ def test_a_second_look_that_points_at_its_passage_has_it_quoted(library: Library
     # request added cycle detection …", where the first reading had pointed at another
     # release's entry).
     question = "What calibre were the guns planted by the division?"
-    llm = ScriptedLLM(["[2]", "[1]", "Yes."])
+    llm = ScriptedLLM(["[2]", "[1]", "nine-inch"])
     result = _ask(library, llm, question)
     assert result.sources[1].content.startswith("Small guns")  # what [2] pointed at
     assert result.note == "quoted_not_answered" and result.extractive

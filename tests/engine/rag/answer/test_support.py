@@ -233,8 +233,9 @@ def test_an_unsupported_key_claim_is_not_presented_as_the_answer(library: Librar
 
 
 def test_i_dont_know_beside_a_matching_passage_shows_its_quotes(library: Library) -> None:
-    # Two readings (the second of the first passage alone), then the model confirms.
-    library.set_llm(_checking(["I don't know. [1]", "I don't know.", "Yes."]))
+    # Two readings (the second of the first passage alone), then the model copies the
+    # quote's answer.
+    library.set_llm(_checking(["I don't know. [1]", "I don't know.", "nine-inch"]))
     result = asyncio.run(library.rag.ask("What calibre were the large siege guns?"))
     assert result.extractive and result.note == "quoted_not_answered"
     assert "nine-inch calibre" in result.answer and "[" in result.answer
@@ -400,7 +401,7 @@ def test_an_answer_that_only_points_at_a_passage_is_replaced_by_its_quotes(
         hits = asyncio.run(lib.rag.aretrieve(question, top_k=5))
         south = 1 + next(i for i, h in enumerate(hits) if "six-inch" in h.content)
         pointer = f"The calibre of the large siege guns is [{south}]."
-        lib.set_llm(_checking([pointer, "I don't know.", "Yes."]))
+        lib.set_llm(_checking([pointer, "I don't know.", "six-inch"]))
         result = asyncio.run(lib.rag.ask(question))
         # The passage it pointed at is quoted, not every passage that matches.
         assert result.extractive and result.note == "quoted_not_answered"
@@ -411,16 +412,16 @@ def test_an_answer_that_only_points_at_a_passage_is_replaced_by_its_quotes(
 
 
 def _ask_each(
-    folder: Path, question: str, draft: str, heading: str, texts: list[str]
+    folder: Path, question: str, draft: str, heading: str, texts: list[str], copied: str
 ) -> list[AskResult]:
     """``question`` asked of a library of each one of ``texts`` (under ``heading``), the
-    model writing ``draft``."""
+    model writing ``draft``, then copying the ``copied`` words from a quote."""
     results = []
     for n, text in enumerate(texts):
         lib = Library.open(folder / f"each{n}.sqlite", embedder=FakeEmbedder())
         try:
             lib.pipeline.ingest_text(f"{heading}\n\n{text}", source="notes.md", fmt="md")
-            lib.set_llm(_checking([draft, "Yes."]))  # one passage: no second look
+            lib.set_llm(_checking([draft, copied]))  # one passage: no second look
             results.append(asyncio.run(lib.rag.ask(question)))
         finally:
             lib.close()
@@ -434,7 +435,7 @@ def test_a_quote_that_names_no_one_is_no_answer_to_a_question_for_a_name(
     home = "The diarist thought of home, and of the dear bedridden sister there."
     named = home.replace("the dear bedridden sister there", "his bedridden sister Mary")
     draft = "The name of the diarist's bedridden sister was [1]."
-    unnamed, mary = _ask_each(tmp_path, question, draft, "# June 17th", [home, named])
+    unnamed, mary = _ask_each(tmp_path, question, draft, "# June 17th", [home, named], "Mary")
     assert unnamed.abstained and unnamed.note == "unsupported"
     assert unnamed.answer.startswith("Your documents do not seem to answer this")
     # A quote with a name of its own does answer it.
@@ -454,7 +455,8 @@ def test_a_quote_without_a_number_is_no_answer_to_a_question_for_a_number(
         "The telephone number is 202-307-1391 for the Director",
     )
     draft = "The telephone number of the Executive Office is [1]."
-    unnumbered, called = _ask_each(tmp_path, question, draft, "# Trustees", [office, numbered])
+    texts = [office, numbered]
+    unnumbered, called = _ask_each(tmp_path, question, draft, "# Trustees", texts, "202-307-1391")
     assert unnumbered.abstained and unnumbered.note == "unsupported"
     assert unnumbered.answer.startswith("Your documents do not seem to answer this")
     assert called.note == "quoted_not_answered" and "202-307-1391" in called.answer
@@ -489,7 +491,7 @@ def test_a_checked_answer_of_bare_markers_quotes_the_passage_it_names(library: L
         for i, h in enumerate(asyncio.run(library.rag.aretrieve(question)))
         if "calibre" in h.content
     )
-    library.set_llm(_checking([f"[{siege}]", "I don't know.", "Yes."]))
+    library.set_llm(_checking([f"[{siege}]", "I don't know.", "nine-inch calibre"]))
     result = asyncio.run(library.rag.ask(question))
     assert result.answer == f"{GUNS} [{siege}]" and result.note == "quoted_not_answered"
 
