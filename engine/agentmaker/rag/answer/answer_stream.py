@@ -339,8 +339,9 @@ class AnswerStream(TextStream):
                 # reading had pointed at another release's entry; REPORT §10, session 21).
                 pointed = [*pointed, 1]
         confirm = rag.confirm_quotes
-        # "I don't know", and nothing pointed at: the quote must hold more of the question
-        # and the model must confirm it. Like every quote in place of the model's answer,
+        # The model must confirm every quote (confirm.py); then a quote may hold less of the
+        # question: a fifth of it after "I don't know" with nothing pointed at, two fifths
+        # after an answer the checks refused. Like every quote in place of the model's answer,
         # it adds sentences only from its best sentence's passage: "In which city were the
         # first modern Olympic Games held in 1896?" was confirmed on a second passage's
         # "… the west--Paris--and subsides." (REPORT §10, session 20).

@@ -134,8 +134,8 @@ def extractive_answer(
     heading is shown before them: "CHANGELOG > Version 6.15.0, 2026-07-01 > New Features
     (ENH): AppearanceStream: Add support…". The words of a passage's ``titles`` (its
     document's title, by passage) only say where its sentences stand: they are no match
-    for its sentences (:func:`_without_locators`). A section's heading is: "Rule 3" says
-    what its sentences are about.
+    for its sentences (:func:`_without_locators`); a section's heading is no such title
+    ("Rule 3" says what its sentences are about).
     """
     sentences = _sentences(passages, values=True)
     if not sentences or max_sentences < 1:
