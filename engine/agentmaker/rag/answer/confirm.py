@@ -13,7 +13,7 @@ of the 46 that did not (REPORT §10, session 16).
 
 Asked instead to copy the words of the quote that answer (:func:`copy_messages`), it
 judges better: a quote counts as confirmed when the model copies words the quote holds
-(:func:`copied_words`), and, when those are only the question's own words ("--clean" to
+(:func:`copied_words`), and, when its words are only the question's own ("--clean" to
 "Which option cleans the output directory?"), it then says yes. On 253 quotes of the
 read sets (REPORT §10, session 22), of 121 that held the answer it kept 113 (the yes or
 no alone: 106) and of 132 that did not it refused 100 (95). A wrong value is copied
@@ -99,11 +99,18 @@ def copy_messages(question: str, quote: str, section: str = "") -> list[ChatMess
     ]
 
 
+def _reply_words(reply: str) -> str:
+    """The words the model copied: its reply without quotes and a full stop; "" for
+    NONE."""
+    words = reply.strip().strip('."').strip()
+    return "" if words.upper().startswith("NONE") else words
+
+
 def copied_words(reply: str, quote: str) -> str:
     """The words of ``reply`` when they are copied from ``quote`` (as one run, or most of
     them); "" when the reply is NONE, empty or words of its own."""
-    words = reply.strip().strip('."').strip()
-    if not words or words.upper().startswith("NONE"):
+    words = _reply_words(reply)
+    if not words:
         return ""
     text = without_markers(quote)
     folded, source = fold(words), fold(text)
@@ -129,22 +136,23 @@ def is_yes(reply: str) -> bool:
 
 async def quote_confirmed(llm: LLMClient, question: str, quote: str, section: str = "") -> bool:
     """Whether ``llm`` copies from ``quote`` (from ``section``, see
-    :func:`confirm_messages`) the words that answer ``question``, and, when those words
-    are only the question's own, then says the quote gives the answer. A model that fails
-    to reply confirms nothing (the answer then says the documents do not say)."""
+    :func:`confirm_messages`) the words that answer ``question``; when its words are only
+    the question's own ("show" for "--why", "are born" for "nascuntur"), whether it then
+    says the quote gives the answer. A model that fails to reply confirms nothing (the
+    answer then says the documents do not say)."""
     try:
         reply = await llm.complete(
             copy_messages(question, quote, section),
             temperature=0.0,
             max_tokens=_COPY_TOKENS,
         )
-        words = copied_words(reply, quote)
-        if not words:
-            return False
-        if set(terms(words)) - set(terms(question)):
-            return True
     except ModelError:
         return False
+    words = _reply_words(reply)
+    if not words:
+        return False
+    if set(terms(words)) - set(terms(question)):
+        return bool(copied_words(words, quote))
     return await answer_confirmed(llm, question, quote, section)
 
 

@@ -63,6 +63,8 @@ _AUTHOR_DATE = re.compile(r"[A-Z][\w'’-]+, [A-Z][\w.'’-]*(?: [A-Z][\w.]*)? \
 # (https://www.pinkun.com/…)'), or "Retrieved 22 June 2020".
 _REFERENCE = re.compile(r"\((?:https?://|www\.)\S|\b(?:Retrieved|Archived)\b.{0,40}\d{4}")
 NUMBER_BOOST = 1.3
+# A phrase a question quotes: "Hello World", “Reminder”, 'by birth'.
+_QUOTED = re.compile(r"\"([^\"]+)\"|“([^”]+)”|(?<!\w)'([^']+)'(?!\w)")
 #: A name the question asks about ("Welsh") that one passage alone holds counts this
 #: much more than its other words: the sentence that names it is about it.
 NAME_WEIGHT = 2.0
@@ -178,8 +180,11 @@ def _without_locators(question: str, sentences: list[_Sentence], titles: Sequenc
     say which document the question is about ("In the file with the first article of the
     UDHR in all languages, which word of the Welsh version…"), not which sentence answers
     it; left in, the document's own title line ("Universal Declaration of Human Right -
-    First article, all languages") outscored the Welsh line."""
-    asked = set(terms(question))
+    First article, all languages") outscored the Welsh line. Words the question quotes
+    are what it asks about, whatever the title ("How is "Hello World" written in Arabic
+    in the hello-world PDF?")."""
+    quoted = " ".join(m.group(0) for m in _QUOTED.finditer(question))
+    asked = set(terms(question)) - set(terms(quoted))
     for sentence in sentences:
         if sentence.passage <= len(titles):
             for term in asked.intersection(terms(titles[sentence.passage - 1], parts=True)):

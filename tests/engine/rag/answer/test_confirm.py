@@ -106,12 +106,15 @@ def test_i_dont_know_then_a_confirmed_quote_is_shown(library: Library) -> None:
 
 
 def test_copied_words_that_are_only_the_questions_need_a_yes(library: Library) -> None:
-    for reply, shown in (("Yes.", True), ("No.", False)):
-        llm = ScriptedLLM(["I don't know.", "I don't know.", "yoke of oxen", reply])
-        result = _ask(library, llm, OXEN)
-        assert len(llm.calls) == 4 and llm.calls[3][0].content == CONFIRM_SYSTEM_PROMPT
-        assert result.extractive == shown and result.abstained != shown
-        assert ("ten yoke of oxen" in result.answer) == shown
+    # Copied from the quote, or not ("hauled" is the question's word, the quote's is
+    # "haul"): the model's words add nothing, its yes or no decides.
+    for copied in ("yoke of oxen", "hauled each siege gun"):
+        for reply, shown in (("Yes.", True), ("No.", False)):
+            llm = ScriptedLLM(["I don't know.", "I don't know.", copied, reply])
+            result = _ask(library, llm, OXEN)
+            assert len(llm.calls) == 4 and llm.calls[3][0].content == CONFIRM_SYSTEM_PROMPT
+            assert result.extractive == shown and result.abstained != shown
+            assert ("ten yoke of oxen" in result.answer) == shown
 
 
 def test_words_the_quote_does_not_hold_confirm_nothing(library: Library) -> None:
@@ -231,6 +234,11 @@ def test_a_quote_holds_the_numbers_the_question_names() -> None:
     question = "On what date was PyPDF2 version 1.26.0 released, according to the changelog?"
     assert not quote_answers(question, "CHANGELOG > Version 2.1.0, 2022-06-06 [3]")
     assert quote_answers(question, "CHANGELOG > Version 1.26.0, 2016-05-18 [3]")
+    # Not a sheet's row number.
+    olympics = "In which city were the first modern Olympic Games held in 1896?"
+    row = "[row 1896] iata: IWH; name: Wabash Municipal; city: Wabash; state: IN [4]"
+    assert not quote_answers(olympics, row)
+    assert quote_answers(olympics, "The first modern Olympic Games were held in 1896 in Athens.")
     # Not a digit inside a name: "10-K", "PyPDF2".
     rule = "Which rule of the Exchange Act does the cover page of the 10-K cite?"
     assert quote_answers(rule, "As defined in Rule 12b-2 of the Exchange Act. [1]")

@@ -370,6 +370,17 @@ def test_the_words_of_a_documents_title_and_a_name_one_passage_holds() -> None:
     assert answer.startswith("Welsh Genir pawb") and answer.endswith("urddas a hawliau. [3]")
 
 
+def test_words_the_question_quotes_count_whatever_the_title() -> None:
+    # corpus/good/hello-world.pdf: its title is what the question asks about.
+    question = 'How is "Hello World" written in Arabic in the hello-world PDF?'
+    passages = [
+        "English: Hello World\nArabic: مرحبا بالعالم\nGreek: Γειά σου Κόσμε",
+        "Annotation (Ink, by Lucas): Hello world!",
+    ]
+    answer = extractive_answer(question, passages, titles=["hello-world", "Annotated PDF"])
+    assert "Arabic: مرحبا بالعالم [1]" in answer.text and "Lucas" not in answer.text
+
+
 def test_a_link_broken_across_lines_is_no_quote() -> None:
     # A PDF's link, broken by a space where its line ended: its words match, it says
     # nothing.
