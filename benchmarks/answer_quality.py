@@ -113,6 +113,9 @@ HELDOUT_SETS = {
     # New Chinese questions (other facts), same library as v4's, v7's, v11's, v16's, v21's.
     # Written in session 22 by a helper that did not read the answer code.
     "heldout26": (DATA / "answer_quality_heldout26.tsv", range(106, 114), range(114, 132)),
+    # New Chinese questions (other facts), same library as v5's, v6's, v13's, v17's, v22's.
+    # Written in session 22 by a helper that did not read the answer code.
+    "heldout27": (DATA / "answer_quality_heldout27.tsv", range(132, 140), range(140, 150)),
 }
 #: RGB-zh positions of the dev questions and their distractors.
 ZH_DEV, ZH_DEV_DISTRACTORS = range(0, 10), range(10, 30)
