@@ -153,6 +153,11 @@ _SHORT = {
     "brothers": "bros",
     "government": "govt",
     "suite": "ste",
+    # As the airports list writes them ("Westchester Cty", "Sheridan County Muni").
+    "county": "cty",
+    "municipal": "muni",
+    "memorial": "meml",
+    "airport": "arpt",
 }
 _LONG = {short: word for word, short in _SHORT.items()}
 

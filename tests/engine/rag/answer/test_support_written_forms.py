@@ -55,6 +55,11 @@ def test_a_name_a_table_writes_short_is_the_same_name() -> None:
     assert not named(" william r fairchild international ", " name william r pogue intl ")
     wrong = "The William R Pogue International airport is in Port Angeles. [1]"
     assert not check_sentence(question, wrong, [AIRPORTS]).supported
+    # "Cty" is the list's county (v27's Westchester County airport).
+    row = "[row 1751] iata: HPN; name: Westchester Cty; city: White Plains; state: NY"
+    county = "In which town is the Westchester County airport (code HPN)?"
+    plains = "The Westchester County airport (code HPN) is located in White Plains. [1]"
+    assert check_sentence(county, plains, [row]).supporting == (1,)
 
 
 def test_an_acronym_that_qualifies_what_is_asked_need_not_stand_in_the_passage() -> None:
