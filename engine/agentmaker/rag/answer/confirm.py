@@ -138,17 +138,9 @@ async def quote_confirmed(llm: LLMClient, question: str, quote: str, section: st
     """Whether ``llm`` copies from ``quote`` (from ``section``, see
     :func:`confirm_messages`) the words that answer ``question``; when its words are only
     the question's own ("show" for "--why", "are born" for "nascuntur"), whether it then
-    says the quote gives the answer. A model that fails to reply confirms nothing (the
-    answer then says the documents do not say)."""
-    try:
-        reply = await llm.complete(
-            copy_messages(question, quote, section),
-            temperature=0.0,
-            max_tokens=_COPY_TOKENS,
-        )
-    except ModelError:
-        return False
-    words = _reply_words(reply)
+    says the quote gives the answer."""
+    reply = await _reply(llm, copy_messages(question, quote, section), _COPY_TOKENS)
+    words = _reply_words(reply or "")
     if not words:
         return False
     if set(terms(words)) - set(terms(question)):
@@ -158,14 +150,15 @@ async def quote_confirmed(llm: LLMClient, question: str, quote: str, section: st
 
 async def answer_confirmed(llm: LLMClient, question: str, quote: str, section: str = "") -> bool:
     """Whether ``llm`` says ``quote`` (from ``section``, see :func:`confirm_messages`)
-    gives the answer to ``question``. A model that fails to reply confirms nothing (the
-    answer then says the documents do not say)."""
+    gives the answer to ``question``."""
+    reply = await _reply(llm, confirm_messages(question, quote, section), _REPLY_TOKENS)
+    return reply is not None and is_yes(reply)
+
+
+async def _reply(llm: LLMClient, messages: list[ChatMessage], max_tokens: int) -> str | None:
+    """The model's reply at temperature 0; None when it fails to reply (it then confirms
+    nothing, and the answer says the documents do not say)."""
     try:
-        reply = await llm.complete(
-            confirm_messages(question, quote, section),
-            temperature=0.0,
-            max_tokens=_REPLY_TOKENS,
-        )
+        return await llm.complete(messages, temperature=0.0, max_tokens=max_tokens)
     except ModelError:
-        return False
-    return is_yes(reply)
+        return None

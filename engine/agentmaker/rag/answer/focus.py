@@ -111,7 +111,7 @@ def asked_records(question: str, passage: str) -> str:
         passage[start:end]
         for start, end in spans
         if (label := RECORD.match(passage, start))
-        and _names_record(label.group(0), asked)
+        and _names_record(label.group(0), asked, passage[label.end() : end])
         and passage[label.end() : end].strip()
     ]
     if not named_ones:
@@ -152,12 +152,16 @@ def _names_row(row: str, asked: str) -> bool:
     return len(label.strip()) >= 3 and label in asked
 
 
-def _names_record(opening: str, asked: str) -> bool:
+def _names_record(opening: str, asked: str, body: str = "") -> bool:
     """Whether the folded question ``asked`` names the record that ``opening`` begins:
-    by a label of its own ("[barley]"), not a number or a row ("[158]", "[row 12]")."""
+    by a label of its own ("[barley]"); a record numbered ("[158]", "[row 12]") by the
+    value of its first field, as a table's row by its first cell ("date: 2014/03/05",
+    "iata: HPN", "Name: ford fiesta")."""
     label = opening.strip().strip("[]").strip()
     if label.isdigit() or re.fullmatch(r"(?:row|line) \d+", label):
-        return False
+        first = body.strip().split("\n", 1)[0].split(";", 1)[0]
+        value = fold(first.partition(": ")[2])
+        return len(value.strip()) >= 3 and value in asked
     return len(label) >= 3 and bool(re.search(r"[A-Za-z]", label)) and fold(label) in asked
 
 

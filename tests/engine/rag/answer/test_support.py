@@ -682,6 +682,25 @@ def test_what_the_question_asks_of_a_named_record_is_said_in_that_record() -> No
     assert check_sentence(anyone, bostock, [entries]).supporting == (1,)
 
 
+def test_a_sheets_row_the_question_names_by_its_first_field_says_the_answer() -> None:
+    # corpus/good/seattle-weather.csv as the reader writes it (v27): another day's
+    # precipitation of the same passage is no answer for 2014/03/05.
+    rows = (
+        "seattle-weather — rows 791–796\n"
+        "[row 791] date: 2014/03/01; precipitation: 0.5; temp_max: 7.2; weather: sun\n"
+        "[row 795] date: 2014/03/05; precipitation: 46.7; temp_max: 15.6; weather: rain\n"
+        "[row 796] date: 2014/03/06; precipitation: 5.1; temp_max: 12.8; weather: rain"
+    )
+    question = "How much precipitation does the Seattle weather data record for 2014/03/05?"
+    wrong = "The Seattle weather data records 5.1 inches of precipitation for 2014/03/05. [1]"
+    right = "The Seattle weather data records 46.7 of precipitation for 2014/03/05. [1]"
+    assert not check_sentence(question, wrong, [rows]).supported
+    assert check_sentence(question, right, [rows]).supporting == (1,)
+    # A row number is no first field; a question naming no row reads them all.
+    rainy = "On which day of March 2014 did 5.1 of precipitation fall in Seattle?"
+    assert check_sentence(rainy, "It fell on 2014/03/06. [1]", [rows]).supporting == (1,)
+
+
 def test_a_tool_the_question_names_by_its_command_need_not_stand_in_its_own_docs() -> None:
     section = "## python\n\nThe `python` namespace groups subcommands.\n\n*Introduced in 2.1.0*"
     listing = "### python list\n\n```bash\npoetry python list\n```"
