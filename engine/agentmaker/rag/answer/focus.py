@@ -107,13 +107,12 @@ def asked_records(question: str, passage: str) -> str:
     asked = fold(question)
     # A record with nothing under its label is no record: an INI file's "[tox]", whose
     # settings stand under the next section ("[testenv]").
-    named_ones = [
-        passage[start:end]
-        for start, end in spans
-        if (label := RECORD.match(passage, start))
-        and _names_record(label.group(0), asked, passage[label.end() : end])
-        and passage[label.end() : end].strip()
-    ]
+    named_ones = []
+    for start, end in spans:
+        label = RECORD.match(passage, start)
+        body = passage[label.end() : end] if label else ""
+        if label and body.strip() and _names_record(label.group(0), asked, body):
+            named_ones.append(passage[start:end])
     if not named_ones:
         return passage
     return passage[: spans[0][0]] + "\n".join(named_ones)
@@ -146,10 +145,7 @@ def _names_row(row: str, asked: str) -> bool:
     """Whether the folded question ``asked`` names the row by its first cell (of at
     least three characters; a labelled cell, "Country: Indonesia", by its value)."""
     filled = [cell for cell in cells(row) if cell]
-    if not filled:
-        return False
-    label = fold(filled[0].rpartition(": ")[2])
-    return len(label.strip()) >= 3 and label in asked
+    return bool(filled) and _names_value(filled[0].rpartition(": ")[2], asked)
 
 
 def _names_record(opening: str, asked: str, body: str = "") -> bool:
@@ -160,9 +156,15 @@ def _names_record(opening: str, asked: str, body: str = "") -> bool:
     label = opening.strip().strip("[]").strip()
     if label.isdigit() or re.fullmatch(r"(?:row|line) \d+", label):
         first = body.strip().split("\n", 1)[0].split(";", 1)[0]
-        value = fold(first.partition(": ")[2])
-        return len(value.strip()) >= 3 and value in asked
-    return len(label) >= 3 and bool(re.search(r"[A-Za-z]", label)) and fold(label) in asked
+        return _names_value(first.partition(": ")[2], asked)
+    return bool(re.search(r"[A-Za-z]", label)) and _names_value(label, asked)
+
+
+def _names_value(value: str, asked: str) -> bool:
+    """Whether the folded question ``asked`` holds ``value`` (of at least three
+    characters: "4" or "CA" would be named by chance)."""
+    folded = fold(value)
+    return len(folded.strip()) >= 3 and folded in asked
 
 
 def _records(content: str) -> list[str]:
