@@ -119,6 +119,10 @@ HELDOUT_SETS = {
     # New Chinese questions (other facts), same library as v3's, v8's, v14's, v18's, v23's.
     # Written in session 22 by a helper that did not read the answer code.
     "heldout28": (DATA / "answer_quality_heldout28.tsv", range(80, 88), range(88, 106)),
+    # New Chinese questions (other facts), same library as v2's, v9's, v12's, v19's, v24's;
+    # three of its unanswerable questions are in Chinese. Written in session 23 by a helper
+    # that did not read the answer code.
+    "heldout29": (DATA / "answer_quality_heldout29.tsv", range(54, 62), range(62, 80)),
 }
 #: RGB-zh positions of the dev questions and their distractors.
 ZH_DEV, ZH_DEV_DISTRACTORS = range(0, 10), range(10, 30)
