@@ -123,6 +123,9 @@ HELDOUT_SETS = {
     # three of its unanswerable questions are in Chinese. Written in session 23 by a helper
     # that did not read the answer code.
     "heldout29": (DATA / "answer_quality_heldout29.tsv", range(54, 62), range(62, 80)),
+    # New Chinese questions (other facts), same library as v1's, v10's, v15's, v20's, v25's.
+    # Written in session 23 by a helper that did not read the answer code.
+    "heldout30": (DATA / "answer_quality_heldout30.tsv", range(30, 36), range(36, 54)),
 }
 #: RGB-zh positions of the dev questions and their distractors.
 ZH_DEV, ZH_DEV_DISTRACTORS = range(0, 10), range(10, 30)
