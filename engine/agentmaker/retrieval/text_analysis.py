@@ -177,10 +177,14 @@ def query_terms(query: str) -> list[str]:
     return list(dict.fromkeys(terms))[:MAX_QUERY_TERMS]
 
 
-# A term written as one that its words alone do not find: a version ("3.0.0"), an ISO
-# date ("2024-09-15") or an identifier ("POETRY_CACHE_DIR"): "3" and "0" are everywhere.
-_COMPOUND = re.compile(r"[^\W_]+(?:[._-][^\W_]+)+")
-_SEARCHED_WHOLE = re.compile(r"\d+(?:\.\d+){2,}|\d{4}-\d\d?-\d\d?|.*_.*")
+# A term written as one that its words alone do not find: a version ("3.0.0"), a date
+# ("2024-09-15", a sheet's "2015/01/01" or "1/15/2015") or an identifier
+# ("POETRY_CACHE_DIR"): "3", "0" and "01" are everywhere (a year of daily rows holds
+# "2015" and "01" in a twelfth of its chunks).
+_COMPOUND = re.compile(r"[^\W_]+(?:[._-][^\W_]+)+|\d+/\d+/\d+")
+_SEARCHED_WHOLE = re.compile(
+    r"\d+(?:\.\d+){2,}|\d{4}-\d\d?-\d\d?|\d{4}/\d\d?/\d\d?|\d\d?/\d\d?/\d{4}|.*_.*"
+)
 
 
 def compounds(query: str) -> list[str]:

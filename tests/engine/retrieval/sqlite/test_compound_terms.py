@@ -23,6 +23,8 @@ def test_compounds_are_versions_dates_and_identifiers() -> None:
     assert compounds(query) == ["3.0.0", "poetry_cache_dir", "2024-09-15"]
     expression = match_expression("When was pypdf 3.0.0 released?")
     assert expression is not None and expression.startswith('"3.0.0" OR ')
+    # A sheet's dates, written with slashes: "01" and "2015" are in every January row.
+    assert compounds("Rain on 2015/01/01, 1/15/2015 or 1/2/3?") == ["2015/01/01", "1/15/2015"]
 
 
 def test_the_section_holding_a_version_as_written_ranks_first(tmp_path: Path) -> None:
@@ -35,5 +37,21 @@ def test_the_section_holding_a_version_as_written_ranks_first(tmp_path: Path) ->
         assert found[0].id == "v3.0.0"
         # Without a compound the words are searched one by one, as before.
         assert index.search("breaking changes", top_k=1, scope=KB)[0].id == "v3.0.0"
+    finally:
+        index.close()
+
+
+def test_the_row_of_a_date_written_with_slashes_ranks_first(tmp_path: Path) -> None:
+    rows = {
+        f"row {day}": f"[row {day}] date: 2015/01/{day:02d}; precipitation: {day / 10}; "
+        f"temp_min: -{day % 4}.1; weather: {'fog' if day % 2 else 'sun'}"
+        for day in range(1, 32)
+    }
+    rows["row 40"] = "[row 40] date: 2015/02/10; precipitation: 0.0; note: 01 01 2015 01"
+    index = Fts5KeywordIndex(tmp_path / "k.sqlite")
+    try:
+        index.add([RetrievalResult(id=key, content=text) for key, text in rows.items()], scope=KB)
+        question = "What was the minimum temperature on 2015/01/01?"
+        assert index.search(question, top_k=3, scope=KB)[0].id == "row 1"
     finally:
         index.close()
