@@ -37,6 +37,7 @@ __all__ = [
     "ExtractiveAnswer",
     "ScoredSentence",
     "extractive_answer",
+    "is_label_line",
     "question_coverage",
     "score_sentences",
     "split_sentences",
@@ -348,7 +349,20 @@ def _named_cells(passage: str, sentences: list[Sentence]) -> list[Sentence]:
 # with its value ("Origin: Europe"), a record's key ("[iris]") nor a title broken where
 # its line ends ("Einführung in die").
 _VALUE_LABEL_WORDS = 3
+# The most words of a paragraph a label line stands above that are quoted as its value.
+_PARAGRAPH_WORDS = 80
 _NOT_LABEL = re.compile(r"[.!?。！？…]\W*$|^\[|(?<![\w-])[^\W\d_A-Z][^\W\d_]*$")
+
+
+def is_label_line(text: str, lines: Collection[str]) -> bool:
+    """Whether ``text`` is one of the passage's ``lines`` (stripped) and a label for
+    what stands under it ("Estonian", "Chinese (traditional):")."""
+    text = text.strip()
+    return (
+        text in lines
+        and len(text.split()) <= _VALUE_LABEL_WORDS
+        and (text.endswith(":") or not (":" in text or _NOT_LABEL.search(text)))
+    )
 
 
 def _with_values(passage: str, sentences: list[Sentence]) -> list[Sentence]:
@@ -357,30 +371,46 @@ def _with_values(passage: str, sentences: list[Sentence]) -> list[Sentence]:
     Hello World written in traditional Chinese?"), "Chinese (traditional): 你好世界" does;
     so "Latin" above the Latin text of the declaration. Only where the two stand so in
     the passage, a quote's words being the passage's ("3.5" above "- solar." is not
-    "3.5 solar.")."""
+    "3.5 solar."). A short paragraph under a label is its value whole: the Estonian
+    text's second sentence is the one that names reason and conscience."""
     lines = {line.strip() for line in passage.splitlines()}
     flat = " ".join(passage.split())
     out: list[Sentence] = []
     index = 0
     while index < len(sentences):
         sentence = sentences[index]
-        text = sentence.text.strip()
         label = (
             index + 1 < len(sentences)
-            and text in lines
-            and len(text.split()) <= _VALUE_LABEL_WORDS
-            and (text.endswith(":") or not (":" in text or _NOT_LABEL.search(text)))
+            and is_label_line(sentence.text, lines)
             and f"{sentence.text} {sentences[index + 1].text}" in flat
         )
         if label:
-            value = sentences[index + 1]
-            joined = f"{sentence.display} {value.display}"
-            out.append(Sentence(f"{sentence.text} {value.text}", joined, sentence.fragment))
-            index += 2
+            members = [sentence, sentences[index + 1]]
+            paragraph = _paragraph(passage, sentence.text)
+            for after in sentences[index + 2 :]:
+                text = " ".join(m.text for m in [*members, after])
+                if (
+                    is_label_line(after.text, lines)  # the next label's value
+                    or len(text.split()) > _PARAGRAPH_WORDS
+                    or text not in paragraph
+                ):
+                    break
+                members.append(after)
+            joined = " ".join(m.display for m in members)
+            out.append(Sentence(" ".join(m.text for m in members), joined, sentence.fragment))
+            index += len(members)
             continue
         out.append(sentence)
         index += 1
     return out
+
+
+def _paragraph(passage: str, label: str) -> str:
+    """The paragraph of ``passage`` that opens with the line ``label``, its words
+    joined by single spaces."""
+    start = passage.find(label)
+    end = passage.find("\n\n", start)
+    return " ".join(passage[start : None if end < 0 else end].split())
 
 
 # A record's field as a JSON entry writes it, one a line: "Miles_per_Gallon: 36.1".

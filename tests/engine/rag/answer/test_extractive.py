@@ -289,6 +289,17 @@ def test_a_label_line_is_quoted_with_the_line_under_it() -> None:
     udhr = "Lao\nມະນຸດເກີດມາ.\n\nLatin\nOmnes homines dignitate et iure liberi et pares nascuntur."
     latin = extractive_answer("Which Latin word of the declaration means 'are born'?", [udhr])
     assert latin.text.startswith("Latin Omnes homines dignitate et iure liberi et pares nascuntur.")
+    # A label's short paragraph is its value whole: the second sentence names reason.
+    estonian = (
+        "Esperanto\nĈiuj homoj estas denaske liberaj. Ili posedas racion kaj konsciencon.\n\n"
+        "Estonian\nKõik inimesed sünnivad vabadena ja võrdsetena oma väärikuselt ja "
+        "õigustelt. Neile on antud mõistus ja südametunnistus.\n\nEven\nБэйил бокэтчур."
+    )
+    reason = extractive_answer("Which word does the Estonian version use for reason?", [estonian])
+    assert reason.text == (
+        "Estonian Kõik inimesed sünnivad vabadena ja võrdsetena oma väärikuselt ja õigustelt. "
+        "Neile on antud mõistus ja südametunnistus. [1]"
+    )
     # A record's field with its value, or a record's key, is no label of the next line.
     cars = "[row 52]\nName: audi 100ls\nOrigin: Europe\nName: cadillac seville\nWeight_in_lbs: 4380"
     seville = extractive_answer("What does the cadillac seville weigh?", [cars]).text
