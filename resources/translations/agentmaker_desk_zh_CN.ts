@@ -265,6 +265,11 @@
     </message>
     <message>
         <location filename="../../gui/agentmaker_desk/bridge/conversations.py"/>
+        <source>The question names a row of your data, and none of its columns ({columns}) is what it asks for, so the model was not asked.</source>
+        <translation>问题指明了数据中的一行，但它的各列（{columns}）都不是所问的内容，因此没有询问模型。</translation>
+    </message>
+    <message>
+        <location filename="../../gui/agentmaker_desk/bridge/conversations.py"/>
         <source>The model&apos;s answer is not in the passages it was given, so it is not shown as the answer. Its unchecked draft: {draft}</source>
         <translation>模型的回答在提供给它的段落中找不到依据，因此没有作为答案显示。它未经核实的草稿：{draft}</translation>
     </message>

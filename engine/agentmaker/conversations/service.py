@@ -214,11 +214,12 @@ class ConversationAnswerStream(TextStream):
         self.error = ""  # the model's failure when an extractive answer replaced it
         #: Numbers in the model's answer that none of its passages holds.
         self.unsupported: list[str] = []
-        #: Why the answer is not (only) the model's text, its draft and the sentences
-        #: left out (see ``AnswerStream.note``).
+        #: Why the answer is not (only) the model's text, its draft, the sentences left
+        #: out and the named row's fields (see ``AnswerStream.note``).
         self.note = ""
         self.draft = ""
         self.withheld: list[str] = []
+        self.columns: tuple[str, ...] = ()
         self.turn: Turn | None = None
         self._owner = conversations
         self._top_k = top_k
@@ -253,7 +254,7 @@ class ConversationAnswerStream(TextStream):
             self.extractive, self.error = bool(inner.extractive), inner.error
             self.unsupported = list(inner.unsupported)
             self.note, self.draft = inner.note, inner.draft
-            self.withheld = list(inner.withheld)
+            self.withheld, self.columns = list(inner.withheld), inner.columns
             finished = True
         finally:
             await inner.aclose()

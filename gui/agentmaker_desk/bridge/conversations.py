@@ -237,6 +237,12 @@ class ConversationLinks(QObject):
             return self.tr(
                 "No passage found is close to this question, so the model was not asked."
             )
+        if note == "no_field":
+            columns = ", ".join(getattr(stream, "columns", None) or ())
+            return self.tr(
+                "The question names a row of your data, and none of its columns ({columns}) "
+                "is what it asks for, so the model was not asked."
+            ).format(columns=columns)
         if note == "unsupported":
             return self.tr(
                 "The model's answer is not in the passages it was given, so it is not shown "

@@ -178,3 +178,24 @@ def test_an_answer_the_model_went_on_to_is_linked_and_noted(desk, qloop, tmp_pat
     assert "this is its own sentence, finished when it was asked to go on" in (
         view.browser.toPlainText()
     )
+
+
+def test_a_question_for_a_column_the_row_lacks_is_noted_with_its_columns(
+    desk, qloop, tmp_path: Path
+) -> None:
+    sheet = tmp_path / "weather.csv"
+    sheet.write_text(
+        "date,precipitation,temp_max,wind\n2014/06/20,0.0,25.0,3.1\n2014/06/21,0.0,27.8,2.6\n",
+        encoding="utf-8",
+    )
+    qloop.run(desk.bridge.aingest([str(sheet)]))
+    llm = ScriptedLLM(["Seattle got 2.6 hours of sunshine. [1]"], delay=0.01)
+    llm.checks_answers = True  # as the built-in model does
+    desk.bridge.library.set_llm(llm)
+    _ask(desk, qloop, "How many hours of sunshine were recorded on 2014/06/21?")
+    view = desk.transcript
+    assert view.answer_text().startswith("Your documents do not seem to answer this")
+    assert llm.calls == []  # the row has no such column: the model was not asked
+    assert "none of its columns (date, precipitation, temp_max, wind)" in (
+        view.browser.toPlainText()
+    )

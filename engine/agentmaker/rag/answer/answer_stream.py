@@ -38,7 +38,8 @@ from agentmaker.rag.answer.citations import (
 from agentmaker.rag.answer.confirm import answer_confirmed, quote_confirmed
 from agentmaker.rag.answer.examples import examples_for
 from agentmaker.rag.answer.extractive import TOP_PASSAGES, extractive_answer, with_heading
-from agentmaker.rag.answer.focus import focus_passages, record_labels
+from agentmaker.rag.answer.fields import unasked_fields
+from agentmaker.rag.answer.focus import focus_passages, record_labels, rows_only
 from agentmaker.rag.answer.grounding import unsupported_numbers
 from agentmaker.rag.answer.prompting import NO_HITS_ANSWER, NO_SENTENCE_ANSWER, SourceRef
 from agentmaker.rag.answer.support import cut_short
@@ -176,12 +177,17 @@ class AnswerStream(TextStream):
         #: Numbers in the model's answer that no passage holds (see grounding.py).
         self.unsupported: list[str] = []
         #: Why the answer is not (only) the model's text: "not_found" (no passage was
-        #: close enough; the model was not asked), "unsupported" (no passage says what
+        #: close enough; the model was not asked), "no_field" (the question names a
+        #: sheet's row or a data entry and asks for none of its fields; the model was not
+        #: asked), "unsupported" (no passage says what
         #: the model wrote), "quoted_unsupported" / "quoted_not_answered" (the passages
         #: are quoted instead of an unsupported answer / of "I don't know"), "withheld"
         #: (sentences no passage says were left out), "second_look" (the answer is the
         #: model's second reading, of the first passage alone), or "".
         self.note = ""
+        #: The fields of the sheet's rows (data entries) the question names, when it asks
+        #: for none of them (note "no_field").
+        self.columns: tuple[str, ...] = ()
         #: The model's text when it was not shown as the answer (an unsupported draft).
         self.draft = ""
         #: The model's sentences left out because no passage says them.
@@ -209,6 +215,13 @@ class AnswerStream(TextStream):
         similarities = [s.metadata.get("vector_similarity") for s in self.sources]
         # "Close by meaning" is the embedder's own level: cosines differ in scale.
         level = rag.retriever.embedder.related_similarity
+        columns = unasked_fields(self.query, [s.content for s in self.sources]) if checks else ()
+        if columns:
+            # "How many hours of sunshine did Seattle get on 2014/06/21?" of a weather
+            # sheet without a column for it: the model would answer from another field.
+            self.abstained, self.note, self.columns = True, "no_field", columns
+            yield not_found_text(self.question)
+            return
         if checks and not passages_answer_question(
             self.query, passages, similarities, similarity=level
         ):
@@ -320,9 +333,14 @@ class AnswerStream(TextStream):
         if rag.second_look and checked.frame and llm.continues_answers:
             looks.append(("went_on", functools.partial(self._go_on, llm, messages, checked.frame)))
         refused = len(checked.withheld) > checked.foreign
-        if rag.second_look and len(self.sources) > 1 and not refused:
-            looks.append(("second_look", functools.partial(self._second_look, llm)))
         pointed = checked.pointed if checked.only_pointed else []
+        # It pointed at the row the question names ("Item 1A is [1]." to "what is Item
+        # 1A?", of a table of contents cut to "| Item 1A. | Risk Factors | 9 |"): that row
+        # is quoted. Made to read it alone, the model wrote "Item 1A is a section in the
+        # table of contents" (REPORT §10, session 23).
+        at_named = any(s.metadata.get("named") for s in self._numbered(pointed))
+        if rag.second_look and len(self.sources) > 1 and not refused and not at_named:
+            looks.append(("second_look", functools.partial(self._second_look, llm)))
         declined = checked.only_pointed or checked.non_answer
         for note, look in looks:
             pieces, again = await look()
@@ -349,15 +367,20 @@ class AnswerStream(TextStream):
         if confirm:
             declined_only = checked.non_answer and not checked.pointed
             coverage = CONFIRMED_COVERAGE if declined_only else REFUSED_COVERAGE
+        # A passage cut to the rows the question names is where the answer stands, as
+        # if the model had pointed at it: a sheet's row seldom holds the question's
+        # words ("temp_min: -3.2" for "the minimum temperature"; REPORT §10, session 23).
+        named = [n for n, s in enumerate(self.sources, start=1) if s.metadata.get("named")]
         fallback = answer_when_unsupported(
             self.query,
             [f"{s.heading_path}\n{s.content}" for s in self.sources],
-            pointed=pointed,
+            pointed=pointed or named,
             quote_coverage=coverage,
         )
         quote = ""
         if fallback.quote:
-            quote = self._quote(fallback.pointed, instead=True)
+            rows_of = [n for n in fallback.pointed if n in named]
+            quote = self._quote(fallback.pointed, instead=True, rows_of=rows_of)
         if (
             quote
             and quote_answers(self.query, quote)  # a passage matches the question
@@ -371,6 +394,10 @@ class AnswerStream(TextStream):
         self.note = "" if checked.non_answer and not self.withheld else "unsupported"
         yield fallback.text or not_found_text(self.query)
 
+    def _numbered(self, numbers: Sequence[int]) -> list[SourceRef]:
+        """The sources of those ``numbers`` that number one."""
+        return [self.sources[n - 1] for n in numbers if 1 <= n <= len(self.sources)]
+
     def _section(self, quote: str) -> str:
         """The header of the passage ``quote`` cites first, when that passage stands in
         a section of its document ("Configuration — Configuration > Available settings >
@@ -381,8 +408,7 @@ class AnswerStream(TextStream):
         answer, 106 confirmed instead of 101, and of the 82 to unanswerable questions, 69
         refused as before. Not a file's name and lines: with them, it confirmed more
         quotes to unanswerable questions."""
-        cited = [n for n in cited_numbers(quote) if 1 <= n <= len(self.sources)]
-        source = self.sources[cited[0] - 1] if cited else None
+        source = next(iter(self._numbered(cited_numbers(quote))), None)
         return source.label if source is not None and " > " in source.location else ""
 
     def _reading_check(self) -> CheckedAnswer:
@@ -477,11 +503,22 @@ class AnswerStream(TextStream):
         self.error = str(exc)
         yield self._quote()
 
-    def _quote(self, prefer: Sequence[int] = (), *, instead: bool = False) -> str:
+    def _quote(
+        self, prefer: Sequence[int] = (), *, instead: bool = False, rows_of: Sequence[int] = ()
+    ) -> str:
         """The extractive answer: sentences of the passages, never an empty pane. In place
         of a model's unsupported answer (``instead``), those of the passages it pointed
-        at (``prefer``) are favoured and only the best sentence's passage adds more."""
-        passages = [with_heading(self.query, s.heading_path, s.content) for s in self.sources]
+        at (``prefer``) are favoured and only the best sentence's passage adds more; with
+        ``rows_of``, only the rows of those passages (cut to the rows the question names)
+        are quoted: another passage's "hourly temperatures in Seattle" shares more words
+        with "What was the minimum temperature in Seattle on 2015/01/01?" than the day's
+        "temp_min: -3.2"."""
+        passages = [
+            rows_only(s.content)
+            if n in rows_of
+            else ("" if rows_of else with_heading(self.query, s.heading_path, s.content))
+            for n, s in enumerate(self.sources, start=1)
+        ]
         headings = [s.heading_path for s in self.sources]
         result = extractive_answer(
             self.query,

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from agentmaker.rag.answer.answer_split import SentenceSplitter
 from agentmaker.rag.answer.citations import is_non_answer, without_markers
 from agentmaker.rag.answer.extractive import question_coverage
+from agentmaker.rag.answer.fields import field_values, gives_another_field
 from agentmaker.rag.answer.grounding import numbers_in
 from agentmaker.rag.answer.names import CJK_CHAR, without_source
 from agentmaker.rag.answer.support import (
@@ -246,6 +247,7 @@ class CheckedAnswer:
         self._wants_number = asks_for_number(self.question)
         self._wants_name = asks_for_name(self.question)
         self._chinese = in_chinese(self.question)
+        self._fields = field_values(self.question, self.passages)
 
     @property
     def waiting(self) -> list[str]:
@@ -309,7 +311,13 @@ class CheckedAnswer:
             # Once the answer's first claim is withheld, what follows it is withheld too:
             # it tells around an answer no passage gives ("Roberts signed for Norwich in
             # 2004 [no passage]. The move to Gillingham did not prove a good one. [3]").
-            if not check.supported or (self.withheld and not self.shown and not self._held):
+            # So is a number of the named row's other field: "5.6" (its temp_max) for the
+            # minimum temperature of 2015/01/01 (REPORT §10, session 23).
+            if (
+                not check.supported
+                or gives_another_field(check.body, self._fields)
+                or (self.withheld and not self.shown and not self._held)
+            ):
                 self.withheld.append(check.body)
                 continue
             said = " ".join(check.body.lower().split())

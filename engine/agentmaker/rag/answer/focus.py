@@ -11,9 +11,11 @@ code count as sentences here (an error message or a setting in a code block answ
 questions too). A passage of records (a sheet's ``[row N]`` lines, a JSON file's
 ``[N]`` or ``[key]`` entries) keeps whole records, those that match the question best,
 without neighbours: "Weight_in_lbs: 2000" stays with "Name: fiat x1.9", however far
-down the entry it is. Table cells carry their column's name (tables.py), and a table's
-rows stay one a line. The result is what the model sees and cites, so ``[n]`` still
-points at the text it read.
+down the entry it is; a passage of records, long or short, that holds those the question
+names ("2014/03/05", "ford fiesta") keeps only them. A line that labels what stands under
+it ("Estonian") keeps its paragraph rather than the sentence above it. Table cells carry
+their column's name (tables.py), and a table's rows stay one a line. The result is what
+the model sees and cites, so ``[n]`` still points at the text it read.
 """
 
 from __future__ import annotations
@@ -23,10 +25,10 @@ import itertools
 import re
 from collections.abc import Sequence
 
-from agentmaker.rag.answer.extractive import ScoredSentence, score_sentences
+from agentmaker.rag.answer.extractive import ScoredSentence, is_label_line, score_sentences
 from agentmaker.rag.answer.names import fold
 from agentmaker.rag.answer.prompting import SourceRef
-from agentmaker.rag.answer.records import RECORD, record_spans
+from agentmaker.rag.answer.records import NUMBERED, RECORD, names_record, names_value, record_spans
 from agentmaker.rag.answer.sentences import TABLE_ROW
 from agentmaker.rag.answer.tables import cells, label_cells
 
@@ -40,8 +42,16 @@ def focus_passages(
 ) -> list[SourceRef]:
     """``sources`` with each passage longer than ``max_words`` cut to its sentences (or
     records) that bear on ``question`` (marked ``metadata["focused"]``); shorter ones
-    unchanged. Table cells are labelled with their column's name first (tables.py)."""
-    labelled = [label_cells(s.content) for s in sources]
+    unchanged, unless cut to the rows or records the question names (marked
+    ``metadata["named"]``). Table cells are labelled with their column's name first
+    (tables.py)."""
+    # A passage of rows or numbered entries keeps those the question names, however
+    # short it is: shown ten days of weather, the model gave another day's rain for "How
+    # much precipitation does the Seattle weather data record for 2014/03/05?". Not an
+    # entry of prose named by its key: shown "[burtin]" alone, the model read "first
+    # published in 1951" as Will Burtin's birth (REPORT §10, session 23).
+    cells = [label_cells(s.content) for s in sources]
+    labelled = [asked_records(question, text, numbered=True) for text in cells]
     by_passage = _scored(question, labelled)
     # A long passage keeps, of its tables, the rows the question names (asked_rows): cut
     # by score, a table of contents kept "Item 1. | Business | 4" for "what is Item 4?"
@@ -53,10 +63,12 @@ def focus_passages(
     ]
     if narrowed != labelled:
         labelled, by_passage = narrowed, _scored(question, narrowed)
-    sources = [
-        ref if text == ref.content else dataclasses.replace(ref, content=text)
-        for ref, text in zip(sources, labelled, strict=True)
-    ]
+    cut = []
+    for ref, text, whole in zip(sources, labelled, cells, strict=True):
+        if text != whole:  # cut to the rows or entries the question names
+            ref = dataclasses.replace(ref, metadata={**ref.metadata, "named": True})
+        cut.append(ref if text == ref.content else dataclasses.replace(ref, content=text))
+    sources = cut
     out = []
     for number, ref in enumerate(sources, start=1):
         sentences = by_passage.get(number, [])
@@ -67,7 +79,7 @@ def focus_passages(
         if len(records) > 1:
             text = _focused_records(question, records, max_words)
         else:
-            text = _focused_text(sentences, max_words)
+            text = _focused_text(sentences, max_words, ref.content)
         out.append(
             dataclasses.replace(ref, content=text, metadata={**ref.metadata, "focused": True})
         )
@@ -96,11 +108,12 @@ def record_labels(passages: Sequence[str]) -> dict[str, int]:
     return {label: numbers.pop() for label, numbers in found.items() if len(numbers) == 1}
 
 
-def asked_records(question: str, passage: str) -> str:
+def asked_records(question: str, passage: str, *, numbered: bool = False) -> str:
     """``passage``, or only its opening and the records ``question`` names by their
     label when it names some: what the question asks of the "us-state-capitals" entry
     is said there, not by the "wheat" entry beside it ("The electronic dataset was
-    created by Mike Bostock")."""
+    created by Mike Bostock"). With ``numbered``, only records numbered by the reader
+    ("[row 12]", "[158]") count, named by their first value."""
     spans = record_spans(passage)
     if not spans:
         return passage
@@ -111,7 +124,9 @@ def asked_records(question: str, passage: str) -> str:
     for start, end in spans:
         label = RECORD.match(passage, start)
         body = passage[label.end() : end] if label else ""
-        if label and body.strip() and _names_record(label.group(0), asked, body):
+        if numbered and not (label and NUMBERED.fullmatch(label.group(0).strip())):
+            continue
+        if label and body.strip() and names_record(label.group(0), asked, body):
             named_ones.append(passage[start:end])
     if not named_ones:
         return passage
@@ -127,9 +142,7 @@ def asked_rows(question: str, passage: str) -> str:
     if len(rows) < 2:
         return passage
     asked = fold(question)
-    headers = {
-        m.start() for i, m in enumerate(rows) if i == 0 or rows[i - 1].end() + 1 != m.start()
-    }
+    headers = _headers(rows)
     named = {m.start() for m in rows if m.start() not in headers and _names_row(m.group(0), asked)}
     if not named:
         return passage
@@ -141,30 +154,30 @@ def asked_rows(question: str, passage: str) -> str:
     return "".join([*kept, passage[at:]])
 
 
+def rows_only(passage: str) -> str:
+    """Of a passage cut to the rows or records a question names (``metadata["named"]``),
+    those alone: not its opening, nor its tables' header rows or the text around them.
+    Quoted, they are the answer ("| Item 1B. | Unresolved Staff Comments | 9 |"), where
+    the passage's best sentence by words was another ("Caret requirements allow SemVer
+    compatible updates …" for which versions ^0.0.3 allows)."""
+    starts = [m.start() for m in RECORD.finditer(passage)]
+    if starts:
+        return passage[starts[0] :]
+    rows = list(TABLE_ROW.finditer(passage))
+    headers = _headers(rows)
+    return "\n".join(m.group(0) for m in rows if m.start() not in headers)
+
+
+def _headers(rows: list[re.Match[str]]) -> set[int]:
+    """Where the first row of each table of ``rows`` (a passage's, in order) starts."""
+    return {m.start() for i, m in enumerate(rows) if i == 0 or rows[i - 1].end() + 1 != m.start()}
+
+
 def _names_row(row: str, asked: str) -> bool:
     """Whether the folded question ``asked`` names the row by its first cell (of at
     least three characters; a labelled cell, "Country: Indonesia", by its value)."""
     filled = [cell for cell in cells(row) if cell]
-    return bool(filled) and _names_value(filled[0].rpartition(": ")[2], asked)
-
-
-def _names_record(opening: str, asked: str, body: str = "") -> bool:
-    """Whether the folded question ``asked`` names the record that ``opening`` begins:
-    by a label of its own ("[barley]"); a record numbered ("[158]", "[row 12]") by the
-    value of its first field, as a table's row by its first cell ("date: 2014/03/05",
-    "iata: HPN", "Name: ford fiesta")."""
-    label = opening.strip().strip("[]").strip()
-    if label.isdigit() or re.fullmatch(r"(?:row|line) \d+", label):
-        first = body.strip().split("\n", 1)[0].split(";", 1)[0]
-        return _names_value(first.partition(": ")[2], asked)
-    return bool(re.search(r"[A-Za-z]", label)) and _names_value(label, asked)
-
-
-def _names_value(value: str, asked: str) -> bool:
-    """Whether the folded question ``asked`` holds ``value`` (of at least three
-    characters: "4" or "CA" would be named by chance)."""
-    folded = fold(value)
-    return len(folded.strip()) >= 3 and folded in asked
+    return bool(filled) and names_value(filled[0].rpartition(": ")[2], asked)
 
 
 def _records(content: str) -> list[str]:
@@ -193,13 +206,16 @@ def _focused_records(question: str, records: list[str], max_words: int) -> str:
     return _stitch(records, chosen, "\n")
 
 
-def _focused_text(sentences: list[ScoredSentence], max_words: int) -> str:
+def _focused_text(sentences: list[ScoredSentence], max_words: int, content: str) -> str:
     chosen: set[int] = set()
     words = 0
     ranked = sorted((s for s in sentences if s.score > 0), key=lambda s: (-s.score, s.position))
+    headed = _headed(sentences, content)
     for best in ranked or sentences[:1]:
-        # The sentence, then its neighbours for context (what "it" or "this" refers to).
-        for index in (best.position, best.position - 1, best.position + 1):
+        # The sentence, then its neighbours for context (what "it" or "this" refers to);
+        # a label line, what it heads.
+        context = headed.get(best.position, (best.position - 1, best.position + 1))
+        for index in (best.position, *context):
             if 0 <= index < len(sentences) and index not in chosen:
                 cost = sentences[index].words
                 if words + cost > max_words and chosen:
@@ -215,6 +231,31 @@ def _focused_text(sentences: list[ScoredSentence], max_words: int) -> str:
             chosen.add(index)
             words += sentences[index].words
     return _stitch([s.text for s in sentences], chosen, " ")
+
+
+def _headed(sentences: list[ScoredSentence], content: str) -> dict[int, tuple[int, ...]]:
+    """The label lines among ``sentences`` ("Estonian" above the Estonian text of the
+    declaration), each with the positions of the sentences of the paragraph it heads:
+    a label that matches the question stands for what is under it, not for the end of
+    the paragraph above ("Ili posedas racion …", the Esperanto text's). Kept with its
+    neighbours instead, "Estonian" kept the first of its two sentences and lost the
+    second, the one that names reason (REPORT §10, session 23)."""
+    lines = {line.strip() for line in content.splitlines()}
+    starts: list[int] = []
+    cursor = 0
+    for sentence in sentences:
+        at = content.find(sentence.text, cursor)
+        starts.append(at if at >= 0 else cursor)
+        cursor = max(cursor, at + len(sentence.text)) if at >= 0 else cursor
+    headed: dict[int, tuple[int, ...]] = {}
+    for sentence in sentences:
+        if not is_label_line(sentence.text, lines):
+            continue
+        end = content.find("\n\n", starts[sentence.position] + len(sentence.text))
+        end = len(content) if end < 0 else end
+        under = [i for i in range(sentence.position + 1, len(sentences)) if starts[i] < end]
+        headed[sentence.position] = tuple(under) or (sentence.position + 1,)
+    return headed
 
 
 def _stitch(pieces: Sequence[str], chosen: set[int], sep: str) -> str:

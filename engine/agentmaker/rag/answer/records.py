@@ -5,12 +5,16 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["RECORD", "record_spans"]
+from agentmaker.rag.answer.names import fold
+
+__all__ = ["NUMBERED", "RECORD", "names_record", "names_value", "record_spans"]
 
 #: Where a record begins: a sheet's "[row 12] " opening a line, or a line of only
 #: "[line 3]", "[158]" or "[airports]" (a JSON entry). Not a footnote: "[92] First
 #: Division 45 19".
 RECORD = re.compile(r"^\[(?:row \d+\] |(?:line \d+|[\w.-]+)\]$)", re.M)
+#: The label of a record the reader numbered ("[row 12]", "[158]"), not keyed ("[wheat]").
+NUMBERED = re.compile(r"\[(?:row |line )?\d+\]")
 
 
 def record_spans(passage: str) -> list[tuple[int, int]]:
@@ -19,3 +23,22 @@ def record_spans(passage: str) -> list[tuple[int, int]]:
     if len(starts) < 2:
         return []
     return list(zip(starts, [*starts[1:], len(passage)], strict=True))
+
+
+def names_record(opening: str, asked: str, body: str = "") -> bool:
+    """Whether the folded question ``asked`` names the record that ``opening`` begins:
+    by a label of its own ("[barley]"); a record numbered ("[158]", "[row 12]") by the
+    value of its first field, as a table's row by its first cell ("date: 2014/03/05",
+    "iata: HPN", "Name: ford fiesta")."""
+    label = opening.strip().strip("[]").strip()
+    if label.isdigit() or re.fullmatch(r"(?:row|line) \d+", label):
+        first = body.strip().split("\n", 1)[0].split(";", 1)[0]
+        return names_value(first.partition(": ")[2], asked)
+    return bool(re.search(r"[A-Za-z]", label)) and names_value(label, asked)
+
+
+def names_value(value: str, asked: str) -> bool:
+    """Whether the folded question ``asked`` holds ``value`` (of at least three
+    characters: "4" or "CA" would be named by chance)."""
+    folded = fold(value)
+    return len(folded.strip()) >= 3 and folded in asked

@@ -14,6 +14,8 @@ from agentmaker.rag.documents import Document
 from agentmaker.rag.readers import read_file
 from agentmaker.testing import FakeEmbedder, ScriptedLLM
 
+from tests.engine.rag.answer.ten_k import ITEMS
+
 FILLER = [
     f"The committee met on day {i} and discussed the weather, the roads and the harvest."
     for i in range(1, 13)
@@ -181,17 +183,7 @@ def test_an_answer_that_cites_a_records_label_quotes_that_record(
 
 def test_a_long_table_keeps_the_row_the_question_names() -> None:
     # Cut by score, "| Item 1. | Business | 4 |" (page 4) would stand for "Item 4".
-    items = [
-        ("1", "Business", 4),
-        ("1A", "Risk Factors", 9),
-        ("1B", "Unresolved Staff Comments", 9),
-        ("2", "Properties", 9),
-        ("3", "Legal Proceedings", 9),
-        ("4", "Mine Safety Disclosures", 9),
-        ("5", "Market for Registrant's Common Equity and Related Stockholder Matters", 10),
-        ("7", "Management's Discussion and Analysis of Financial Condition", 12),
-    ]
-    rows = "\n".join(f"| Item {n}. | | {title} | | {page} |" for n, title, page in items)
+    rows = "\n".join(f"| Item {n}. | | {title} | | {page} |" for n, title, page in ITEMS)
     contents = (
         f"GALAXY GAMING, INC. ANNUAL REPORT ON FORM 10-K TABLE OF CONTENTS\n| PART I |\n{rows}"
     )
@@ -202,3 +194,29 @@ def test_a_long_table_keeps_the_row_the_question_names() -> None:
     # A short passage is shown whole.
     [whole] = focus_passages(question, [SourceRef(1, contents)], max_words=400)
     assert whole.content == contents
+
+
+def test_a_short_passage_of_rows_keeps_the_row_the_question_names(good_dir: Path) -> None:
+    doc = Document(content=(good_dir / "seattle-weather.csv").read_text("utf-8"), format="csv")
+    [chunk] = [c for c in split_document(doc) if "date: 2014/03/05;" in c.content]
+    question = "How much precipitation does the Seattle weather data record for 2014/03/05?"
+    # Under any budget: shown ten days, the model gave another day's rain.
+    [focused] = focus_passages(question, [SourceRef(1, chunk.content)], max_words=2000)
+    [row] = [r for r in chunk.content.splitlines() if "date: 2014/03/05;" in r]
+    assert focused.content.strip() == row and "precipitation: 46.7;" in row
+    # A question that names no row keeps them all.
+    [whole] = focus_passages("How wet was March?", [SourceRef(1, chunk.content)], max_words=2000)
+    assert whole.content == chunk.content
+
+
+def test_a_label_line_keeps_the_paragraph_it_heads(good_dir: Path) -> None:
+    text = read_file(good_dir / "UDHR_first_article_all.txt").content
+    start = text.index("\nEsperanto\n")
+    passage = text[start : text.index("\nÉwé\n", start)]
+    question = "In the UDHR file, which word does the Estonian version use for reason?"
+    [focused] = focus_passages(question, [SourceRef(1, passage)], max_words=30)
+    # Both sentences of the Estonian text, the second naming reason ("mõistus"); not the
+    # end of the Esperanto text above the label.
+    assert "Estonian Kõik inimesed sünnivad vabadena" in focused.content
+    assert "Neile on antud mõistus ja südametunnistus" in focused.content
+    assert "racion" not in focused.content

@@ -19,6 +19,8 @@ from agentmaker.rag.answer.checked import NOT_FOUND_ANSWER
 from agentmaker.rag.answer.prompting import AskResult
 from agentmaker.testing import FakeEmbedder, ScriptedLLM
 
+from tests.engine.rag.answer.ten_k import ITEMS
+
 QUESTION = "What calibre were the large siege guns planted in the rear of the division?"
 ANSWER = "The large siege guns were of nine-inch calibre. [1]"
 # The model's own sentence, up to where it put a marker in place of the answer.
@@ -218,3 +220,23 @@ def test_a_second_look_that_points_at_its_passage_has_it_quoted(library: Library
     assert result.sources[1].content.startswith("Small guns")  # what [2] pointed at
     assert result.note == "quoted_not_answered" and result.extractive
     assert "nine-inch calibre" in result.answer and "Small guns" not in result.answer
+
+
+def test_a_pointer_at_the_row_the_question_names_has_that_row_quoted(tmp_path: Path) -> None:
+    # Made to read the table of contents alone, the model wrote "Item 1A is a section in
+    # the table of contents" (held-out v28); the row it pointed at says what Item 1A is.
+    rows = "\n".join(f"| Item {n}. | {title} | {page} |" for n, title, page in ITEMS)
+    lib = Library.open(tmp_path / "10k.sqlite", embedder=FakeEmbedder())
+    try:
+        contents = f"# Table of contents\n\n| Item | Title | Page |\n| --- | --- | --- |\n{rows}\n"
+        lib.pipeline.ingest_text(contents, source="10k.md", fmt="md")
+        lib.pipeline.ingest_text("Item 1A of the contract was signed.", source="other.txt")
+        llm = ScriptedLLM(["Item 1A is [1].", "Risk Factors"])
+        llm.focus_words = 20  # a small model: the long table is cut to the named row
+        result = _ask(lib, llm, "In the table of contents, what is Item 1A?")
+        assert result.sources[0].metadata.get("named") is True
+        assert "Risk Factors" in result.answer and "Business" not in result.answer
+        assert result.note == "quoted_not_answered" and len(llm.calls) == 2
+        assert "Risk Factors" in llm.calls[1][-1].content  # the quote, confirmed by copying
+    finally:
+        lib.close()

@@ -1,0 +1,161 @@
+"""What a question asks of a record it names: one of the record's fields, or none.
+
+A sheet's row or a JSON entry is named by the value of its first field ("How many
+hours of sunshine did Seattle get on 2014/06/21?" names the row "date: 2014/06/21;
+precipitation: 0.0; temp_max: 27.8; temp_min: 12.8; wind: 2.6; weather: sun"). When
+no field of the named record is what the question asks for (sunshine, the snow's depth,
+a car's wheelbase), the documents do not say it: shown the row, a small model answered
+from whatever field stood there ("The wheelbase of the datsun b-210 is 1990 lbs", its
+weight; REPORT §10, session 23). :func:`unasked_fields` finds such a question before the
+model is asked. A field is asked for by its name's words or their beginnings
+("temp_max" by "maximum temperature", "Weight_in_lbs" by "weigh") or by a few common
+words for it (:data:`_SAME`: "town" for "city").
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from agentmaker.rag.answer.names import CJK_CHAR, fold, without_source
+from agentmaker.rag.answer.records import NUMBERED, RECORD, names_record
+from agentmaker.rag.answer.sentences import terms
+
+__all__ = ["field_values", "gives_another_field", "unasked_fields"]
+
+# A field's name and its value: "temp_max: 27.8" (a sheet's row, "; " between fields)
+# or "Weight_in_lbs: 3140" (a JSON entry, one a line).
+_FIELD = re.compile(r"(?:^|; |\n)([A-Za-z][\w ()/-]{0,40}?): ([^;\n]*)")
+_NUMBER = re.compile(r"\d+(?:\.\d+)?")
+# The shortest beginning of a word that stands for it ("temp" of "temperature").
+_PREFIX = 3
+# Words a question asks with about nothing of a record in particular.
+_GENERIC = frozenset(terms("data dataset record value entry row list sheet table file say give"))
+# Common words for what a field holds, beside its own name.
+_SAME = {
+    "town": ("city",),
+    "village": ("city",),
+    "where": ("city", "state", "country", "origin", "location", "place", "address"),
+    "when": ("date", "year", "time"),
+    "heavy": ("weight",),
+    "rain": ("precipitation",),
+    "rainfall": ("precipitation",),
+    "mpg": ("miles",),
+    "high": ("max",),
+    "low": ("min",),
+}
+
+
+@dataclass(frozen=True)
+class _Named:
+    """The records ``question`` names in some passages, and what it asks of them."""
+
+    #: Each named record's fields, name to value, in order.
+    records: tuple[dict[str, str], ...]
+    #: Whether text of the passages other than records names what they are named by.
+    in_prose: bool
+    #: The question's words that may ask for a field (not its values, nor "data").
+    wanted: frozenset[str]
+
+
+def unasked_fields(question: str, passages: Sequence[str]) -> tuple[str, ...]:
+    """The field names of the records ``question`` names (by their first value), when
+    it asks for none of them and no text of ``passages`` but records names what the
+    records are named by; else ()."""
+    named = _named(question, passages)
+    if named is None or named.in_prose or not named.wanted:
+        return ()
+    names = [name for record in named.records for name in record]
+    fields = {word for name in names for word in terms(name, parts=True)}
+    if any(_asks_for(word, fields) for word in named.wanted):
+        return ()
+    return tuple(dict.fromkeys(names))
+
+
+def field_values(question: str, passages: Sequence[str]) -> tuple[frozenset[str], frozenset[str]]:
+    """The numbers that stand in the records ``question`` names under the fields it asks
+    for, and those under their other fields only ("-3.2", the temp_min, and "5.6", the
+    temp_max, … for "What was the minimum temperature in Seattle on 2015/01/01?"); the
+    question's own numbers are neither. The fields asked for are those most of its words
+    match (two, when the weather data's "weather" ties with "precipitation"); both
+    sets are empty when none matches."""
+    named = _named(question, passages)
+    if named is None:
+        return frozenset(), frozenset()
+    scores: dict[str, int] = {}
+    for record in named.records:
+        for name in record:
+            words = set(terms(name, parts=True))
+            scores[name] = sum(_asks_for(word, words) for word in named.wanted)
+    best = max(scores.values(), default=0)
+    if not best:
+        return frozenset(), frozenset()
+    held: set[str] = set()
+    others: set[str] = set()
+    for record in named.records:
+        for name, value in record.items():
+            (held if scores[name] == best else others).update(_NUMBER.findall(value))
+    own = set(_NUMBER.findall(question))
+    return frozenset(held - own), frozenset(others - held - own)
+
+
+def gives_another_field(sentence: str, values: tuple[frozenset[str], frozenset[str]]) -> bool:
+    """Whether ``sentence`` states a number of another field than the one asked for,
+    and none of that one (``values``: :func:`field_values`)."""
+    asked, others = values
+    stated = set(_NUMBER.findall(sentence))
+    return bool(stated & others) and not stated & asked
+
+
+def _named(question: str, passages: Sequence[str]) -> _Named | None:
+    """The numbered records of ``passages`` that ``question`` names by their first
+    value; None when it names none (or is in Chinese: the fields' names are not)."""
+    if CJK_CHAR.search(question):
+        return None
+    asked = fold(question)
+    records: list[dict[str, str]] = []
+    keys: list[str] = []  # the first values of the named records, folded
+    prose: list[str] = []  # the passages' text outside their numbered records
+    for passage in passages:
+        at = 0
+        starts = [m.start() for m in RECORD.finditer(passage)]  # one record, too
+        for start, end in zip(starts, [*starts[1:], len(passage)][: len(starts)], strict=True):
+            label = RECORD.match(passage, start)
+            body = passage[label.end() : end] if label else ""
+            if not (label and NUMBERED.fullmatch(label.group(0).strip()) and body.strip()):
+                continue
+            prose.append(passage[at:start])
+            at = end
+            if names_record(label.group(0), asked, body):
+                fields = dict(_FIELD.findall(body))
+                if fields:
+                    records.append(fields)
+                    keys.append(fold(next(iter(fields.values()))))
+        prose.append(passage[at:])
+    if not records:
+        return None
+    values = {word for record in records for value in record.values() for word in terms(value)}
+    said = re.findall(r"[a-z]+", question.lower())
+    wanted = {*terms(without_source(question), parts=True), *(w for w in said if w in _SAME)}
+    return _Named(
+        tuple(records),
+        # Prose that names the record too may say what its fields do not.
+        any(key in fold(text) for key in keys for text in prose),
+        frozenset(wanted - _GENERIC - values),
+    )
+
+
+def _asks_for(word: str, fields: set[str]) -> bool:
+    """Whether ``word`` of a question asks for one of the ``fields`` (their words)."""
+    if any(name in fields for name in _SAME.get(word, ())):
+        return True
+    return any(
+        word == field
+        or (
+            min(len(word), len(field)) >= _PREFIX
+            and "_" not in word + field  # "temp_min" is no "temp_max"
+            and (word.startswith(field) or field.startswith(word))
+        )
+        for field in fields
+    )
