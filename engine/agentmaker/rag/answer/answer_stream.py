@@ -41,6 +41,7 @@ from agentmaker.rag.answer.extractive import TOP_PASSAGES, extractive_answer, wi
 from agentmaker.rag.answer.fields import unasked_fields
 from agentmaker.rag.answer.focus import focus_passages, record_labels, rows_only
 from agentmaker.rag.answer.grounding import unsupported_numbers
+from agentmaker.rag.answer.names import proper_words
 from agentmaker.rag.answer.prompting import NO_HITS_ANSWER, NO_SENTENCE_ANSWER, SourceRef
 from agentmaker.rag.answer.support import cut_short
 from agentmaker.rag.chunking.located import focus_row
@@ -178,12 +179,13 @@ class AnswerStream(TextStream):
         self.unsupported: list[str] = []
         #: Why the answer is not (only) the model's text: "not_found" (no passage was
         #: close enough; the model was not asked), "no_field" (the question names a
-        #: sheet's row or a data entry and asks for none of its fields; the model was not
-        #: asked), "unsupported" (no passage says what
-        #: the model wrote), "quoted_unsupported" / "quoted_not_answered" (the passages
-        #: are quoted instead of an unsupported answer / of "I don't know"), "withheld"
-        #: (sentences no passage says were left out), "second_look" (the answer is the
-        #: model's second reading, of the first passage alone), or "".
+        #: sheet's row or a data entry and asks for none of its fields; the model was
+        #: not asked), "unsupported" (no passage says what the model wrote),
+        #: "quoted_unsupported" / "quoted_not_answered" (the passages are quoted instead
+        #: of an unsupported answer / of "I don't know"), "withheld" (sentences no
+        #: passage says were left out), "second_look" (the answer is the model's second
+        #: reading, of the first passage alone), "went_on" (it went on from its own
+        #: sentence that only pointed), or "".
         self.note = ""
         #: The fields of the sheet's rows (data entries) the question names, when it asks
         #: for none of them (note "no_field").
@@ -329,16 +331,17 @@ class AnswerStream(TextStream):
         # it reads the first passage alone, unless it stated a value no passage holds:
         # so made to read one passage, it took the passage's nearest number in its place
         # ("49 degrees" for a temperature no diary entry gives; REPORT §10, session 19).
-        looks: list[tuple[str, Callable[[], Awaitable[tuple[list[str], CheckedAnswer]]]]] = []
-        if rag.second_look and checked.frame and llm.continues_answers:
-            looks.append(("went_on", functools.partial(self._go_on, llm, messages, checked.frame)))
         refused = len(checked.withheld) > checked.foreign
         pointed = checked.pointed if checked.only_pointed else []
         # It pointed at the row the question names ("Item 1A is [1]." to "what is Item
         # 1A?", of a table of contents cut to "| Item 1A. | Risk Factors | 9 |"): that row
         # is quoted. Made to read it alone, the model wrote "Item 1A is a section in the
-        # table of contents" (REPORT §10, session 23).
+        # table of contents"; made to go on, "Item 2 is located on page 9" (REPORT §10,
+        # session 23).
         at_named = any(s.metadata.get("named") for s in self._numbered(pointed))
+        looks: list[tuple[str, Callable[[], Awaitable[tuple[list[str], CheckedAnswer]]]]] = []
+        if rag.second_look and checked.frame and llm.continues_answers and not at_named:
+            looks.append(("went_on", functools.partial(self._go_on, llm, messages, checked.frame)))
         if rag.second_look and len(self.sources) > 1 and not refused and not at_named:
             looks.append(("second_look", functools.partial(self._second_look, llm)))
         declined = checked.only_pointed or checked.non_answer
@@ -383,7 +386,7 @@ class AnswerStream(TextStream):
             quote = self._quote(fallback.pointed, instead=True, rows_of=rows_of)
         if (
             quote
-            and quote_answers(self.query, quote)  # a passage matches the question
+            and quote_answers(self.query, quote, proper_words(s.content for s in self.sources))
             and (not confirm or await quote_confirmed(llm, self.query, quote, self._section(quote)))
         ):
             self.extractive = True

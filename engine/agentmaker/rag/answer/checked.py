@@ -17,6 +17,7 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections.abc import Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 
 from agentmaker.rag.answer.answer_split import SentenceSplitter
@@ -24,7 +25,7 @@ from agentmaker.rag.answer.citations import is_non_answer, without_markers
 from agentmaker.rag.answer.extractive import question_coverage
 from agentmaker.rag.answer.fields import field_values, gives_another_field
 from agentmaker.rag.answer.grounding import numbers_in
-from agentmaker.rag.answer.names import CJK_CHAR, without_source
+from agentmaker.rag.answer.names import CJK_CHAR, proper_words, without_source
 from agentmaker.rag.answer.support import (
     MIN_COVERAGE,
     SentenceCheck,
@@ -248,6 +249,9 @@ class CheckedAnswer:
         self._wants_name = asks_for_name(self.question)
         self._chinese = in_chinese(self.question)
         self._fields = field_values(self.question, self.passages)
+        # Names the passages write capitalised inside sentences only: "Balaga is here."
+        # states a name though it opens the sentence (REPORT §10, session 23).
+        self._proper = proper_words(self.passages) if self._wants_name else frozenset()
 
     @property
     def waiting(self) -> list[str]:
@@ -283,7 +287,7 @@ class CheckedAnswer:
         name is Pierre." to "… the French captain whose life Pierre saved …")."""
         if self._wants_number and not _states_number(sentence, self.question):
             return False
-        return not self._wants_name or bool(new_names(self.question, sentence))
+        return not self._wants_name or bool(new_names(self.question, sentence, self._proper))
 
     def _checked(self, sentences: list[str]) -> str:
         out: list[str] = []
@@ -335,7 +339,7 @@ class CheckedAnswer:
         return "".join(out)
 
 
-def quote_answers(question: str, quote: str) -> bool:
+def quote_answers(question: str, quote: str, proper: AbstractSet[str] = frozenset()) -> bool:
     """Whether ``quote`` (passages quoted in place of the model's answer) can answer
     ``question``: one that asks for a name gets a name it does not state itself ("What
     was the name of the diarist's sister?" is not answered by "…of the dear sister
@@ -344,14 +348,15 @@ def quote_answers(question: str, quote: str) -> bool:
     the discretion of the Director of the Executive Office [3]"); and one that names a
     number holds it ("On what date was PyPDF2 version 1.26.0 released?" is not answered by
     "CHANGELOG > Version 2.1.0, 2022-06-06 [3]", "In which city were the Olympic Games of
-    1896 held?" by an airport's "[row 1896] …")."""
+    1896 held?" by an airport's "[row 1896] …"). ``proper``: words its passages write as
+    names only (``names.proper_words``), names where they open the quote too."""
     said = without_markers(quote)
     if asks_for_number(question) and not _states_number(said, question):
         return False
     named = numbers_in(" ".join(_NAMED_NUMBER.findall(question)))
     if not named <= numbers_in(_ROW_NUMBER.sub(" ", said)):
         return False
-    return not asks_for_name(question) or bool(new_names(question, said))
+    return not asks_for_name(question) or bool(new_names(question, said, proper))
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,8 @@ from __future__ import annotations
 import functools
 import re
 import unicodedata
+from collections.abc import Iterable
+from collections.abc import Set as AbstractSet
 
 __all__ = [
     "CJK_CHAR",
@@ -25,6 +27,7 @@ __all__ = [
     "fold",
     "named",
     "names_in",
+    "proper_words",
     "source_of",
     "speaker_names",
     "without_source",
@@ -77,6 +80,11 @@ _STOP_START = frozenset(
 )
 
 
+# A capitalised word after a word in lower case: inside a sentence ("of Balaga").
+_INSIDE_CAPITALISED = re.compile(r"(?<=[a-z,;] )[A-Z][a-z]{2,}\b")
+_LOWER_WORD = re.compile(r"\b[a-z]{3,}\b")
+
+
 def fold(text: str) -> str:
     """Lowercase, accents and punctuation away, single spaces, each Chinese character a
     word of its own ("B站" in "在B站通过" is " b 站 "): for phrase matching."""
@@ -85,17 +93,31 @@ def fold(text: str) -> str:
     return " " + " ".join(re.findall(r"\w+", CJK_CHAR.sub(r" \g<0> ", plain))) + " "
 
 
-def _name_runs(body: str) -> list[tuple[str, int]]:
+def proper_words(texts: Iterable[str]) -> frozenset[str]:
+    """The words ``texts`` write capitalised inside a sentence ("The shouting of Balaga")
+    and never in lower case, lowercased: names, even where one opens a sentence."""
+    capitalised: set[str] = set()
+    lower: set[str] = set()
+    for text in texts:
+        capitalised.update(w.lower() for w in _INSIDE_CAPITALISED.findall(text))
+        lower.update(_LOWER_WORD.findall(text))
+    return frozenset(capitalised - lower - _STOP_START)
+
+
+def _name_runs(body: str, proper: AbstractSet[str] = frozenset()) -> list[tuple[str, int]]:
     """The names ``body`` states (see the module docstring), as written, each with where
-    it ends in ``body``."""
+    it ends in ``body``; a word of ``proper`` (:func:`proper_words`) is one at its start
+    too."""
     found: list[tuple[str, int]] = []
     for match in _NAME_RUN.finditer(body):
         # A possessive is not part of the name: "Poetry's setting" names "Poetry".
         words = [_POSSESSIVE.sub("", w) for w in match.group(0).split()]
         start = match.start()
         at_start = not body[:start].strip(" \"'“‘(")
-        # A capitalised first word is only a name when a capitalised word follows it.
-        if at_start and (len(words) == 1 or words[0].lower() in _STOP_START):
+        # A capitalised first word is only a name when a capitalised word follows it, or
+        # when the passages write it capitalised inside sentences only ("Balaga is here.").
+        single = len(words) == 1 and words[0].lower() not in proper
+        if at_start and (single or words[0].lower() in _STOP_START):
             words = words[1:] if len(words) > 1 and words[0].lower() in _STOP_START else []
             while words and words[0] in _NAME_JOINERS:  # "Through the PyPI JSON API"
                 words = words[1:]
@@ -105,9 +127,9 @@ def _name_runs(body: str) -> list[tuple[str, int]]:
     return found
 
 
-def names_in(body: str) -> list[str]:
-    """The names ``body`` states, folded."""
-    found = [fold(name) for name, _ in _name_runs(body)]
+def names_in(body: str, proper: AbstractSet[str] = frozenset()) -> list[str]:
+    """The names ``body`` states, folded (a word of ``proper`` opening it is one)."""
+    found = [fold(name) for name, _ in _name_runs(body, proper)]
     return [n for n in found if n.strip() and n not in _UNITS]
 
 

@@ -30,10 +30,10 @@ def names_record(opening: str, asked: str, body: str = "") -> bool:
     by a label of its own ("[barley]"); a record numbered ("[158]", "[row 12]") by the
     value of its first field, as a table's row by its first cell ("date: 2014/03/05",
     "iata: HPN", "Name: ford fiesta")."""
-    label = opening.strip().strip("[]").strip()
-    if label.isdigit() or re.fullmatch(r"(?:row|line) \d+", label):
+    if NUMBERED.fullmatch(opening.strip()):
         first = body.strip().split("\n", 1)[0].split(";", 1)[0]
         return names_value(first.partition(": ")[2], asked)
+    label = opening.strip().strip("[]").strip()
     return bool(re.search(r"[A-Za-z]", label)) and names_value(label, asked)
 
 

@@ -413,12 +413,13 @@ def _about(asking: AbstractSet[str]) -> frozenset[str]:
     return frozenset(content or asking)
 
 
-def new_names(question: str, text: str) -> list[str]:
+def new_names(question: str, text: str, proper: AbstractSet[str] = frozenset()) -> list[str]:
     """The names ``text`` states (folded) with a word the question does not have: "Lt.
     Hammond" to "Who was the colonel of the 20th Ohio?", not "THE SIEGE OF VICKSBURG"
-    to "…according to the Vicksburg siege diary?"."""
+    to "…according to the Vicksburg siege diary?". ``proper``: see ``names_in``."""
     asked = set(fold(question).split())
-    return [name for name in names_in(_MARKER.sub("", text)) if not set(name.split()) <= asked]
+    named = names_in(_MARKER.sub("", text), proper)
+    return [name for name in named if not set(name.split()) <= asked]
 
 
 def _share(words: AbstractSet[str], held: AbstractSet[str]) -> float:

@@ -50,6 +50,27 @@ def test_a_sentence_may_open_with_a_capitalised_word_before_a_name() -> None:
     assert not check_sentence(question, wrong, [passage]).supported
 
 
+def test_a_name_that_opens_the_answer_is_one_when_the_passages_write_it_as_one() -> None:
+    # War and Peace (held-out v29): the troyka driver's name opens the sentences.
+    passage = (
+        '"Balaga is here." Anatole rose and went into the dining room. Balaga was a famous '
+        "troyka driver who had known Dolokhov and Anatole some six years. The shouting of "
+        "Balaga and of the sturdy young fellow on the box was all that could be heard."
+    )
+    question = (
+        "In War and Peace, what is the name of the famous troyka driver who had known "
+        "Dolokhov and Anatole some six years?"
+    )
+    named = CheckedAnswer(question, [passage])
+    assert named.feed("Balaga is here. [1]") + named.flush() == "Balaga is here. [1]"
+    assert quote_answers(question, "Balaga was a famous troyka driver. [1]", {"balaga"})
+    # A word the passages also write in lower case is no name where it opens a sentence.
+    common = "Here the drivers waited. The driver was famous. here it is."
+    unnamed = CheckedAnswer(question, [common])
+    assert unnamed.feed("Here the driver waited. [1]") + unnamed.flush() == ""
+    assert not quote_answers(question, "Balaga was a famous troyka driver. [1]")
+
+
 def test_the_document_the_question_names_need_not_stand_in_the_passage() -> None:
     passage = (
         "ORQA (Lee et al., 2019) proposes a sophisticated inverse cloze task (ICT) "
