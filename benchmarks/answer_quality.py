@@ -126,6 +126,10 @@ HELDOUT_SETS = {
     # New Chinese questions (other facts), same library as v1's, v10's, v15's, v20's, v25's.
     # Written in session 23 by a helper that did not read the answer code.
     "heldout30": (DATA / "answer_quality_heldout30.tsv", range(30, 36), range(36, 54)),
+    # New Chinese questions (other facts), same library as v4's, v7's, v11's, v16's, v21's
+    # and v26's. Written in session 23 by a helper that did not read the answer code, after
+    # v29 and v30 were run.
+    "heldout31": (DATA / "answer_quality_heldout31.tsv", range(106, 114), range(114, 132)),
 }
 #: RGB-zh positions of the dev questions and their distractors.
 ZH_DEV, ZH_DEV_DISTRACTORS = range(0, 10), range(10, 30)
