@@ -22,6 +22,20 @@ def _ask(desk, qloop, question: str) -> None:
     qloop.until(lambda: not desk.bridge.tasks)
 
 
+def _ask_a_checking_model(
+    desk, qloop, doc: Path, text: str, reply: str, question: str
+) -> ScriptedLLM:
+    """``question`` asked of ``doc`` (holding ``text``) with a model whose answers are
+    checked, as the built-in model's are, that replies ``reply``."""
+    doc.write_text(text, encoding="utf-8")
+    qloop.run(desk.bridge.aingest([str(doc)]))
+    llm = ScriptedLLM([reply], delay=0.01)
+    llm.checks_answers = True  # as the built-in model does
+    desk.bridge.library.set_llm(llm)
+    _ask(desk, qloop, question)
+    return llm
+
+
 def test_streamed_answer_links_citations_and_clicking_one_shows_the_passage(
     desk, qloop, qtbot, good_dir: Path
 ) -> None:
@@ -125,16 +139,14 @@ def test_document_html_is_shown_as_text_and_only_cite_links_act(
 def test_an_unsupported_answer_is_not_shown_as_one_and_its_draft_is_noted(
     desk, qloop, tmp_path: Path
 ) -> None:
-    doc = tmp_path / "siege.md"
-    doc.write_text(
+    _ask_a_checking_model(
+        desk,
+        qloop,
+        tmp_path / "siege.md",
         "# Siege\n\nThe large siege guns, of nine-inch calibre, were hauled by ten yoke of oxen.\n",
-        encoding="utf-8",
+        "The guns were hauled by 40 horses [1].",
+        "How many horses hauled the large siege guns?",
     )
-    qloop.run(desk.bridge.aingest([str(doc)]))
-    llm = ScriptedLLM(["The guns were hauled by 40 horses [1]."], delay=0.01)
-    llm.checks_answers = True  # as the built-in model does
-    desk.bridge.library.set_llm(llm)
-    _ask(desk, qloop, "How many horses hauled the large siege guns?")
     view = desk.transcript
     text = view.browser.toPlainText()
     # The documents do not say it: that is the answer; the model's text is a noted draft.
@@ -183,16 +195,14 @@ def test_an_answer_the_model_went_on_to_is_linked_and_noted(desk, qloop, tmp_pat
 def test_a_question_for_a_column_the_row_lacks_is_noted_with_its_columns(
     desk, qloop, tmp_path: Path
 ) -> None:
-    sheet = tmp_path / "weather.csv"
-    sheet.write_text(
+    llm = _ask_a_checking_model(
+        desk,
+        qloop,
+        tmp_path / "weather.csv",
         "date,precipitation,temp_max,wind\n2014/06/20,0.0,25.0,3.1\n2014/06/21,0.0,27.8,2.6\n",
-        encoding="utf-8",
+        "Seattle got 2.6 hours of sunshine. [1]",
+        "How many hours of sunshine were recorded on 2014/06/21?",
     )
-    qloop.run(desk.bridge.aingest([str(sheet)]))
-    llm = ScriptedLLM(["Seattle got 2.6 hours of sunshine. [1]"], delay=0.01)
-    llm.checks_answers = True  # as the built-in model does
-    desk.bridge.library.set_llm(llm)
-    _ask(desk, qloop, "How many hours of sunshine were recorded on 2014/06/21?")
     view = desk.transcript
     assert view.answer_text().startswith("Your documents do not seem to answer this")
     assert llm.calls == []  # the row has no such column: the model was not asked
