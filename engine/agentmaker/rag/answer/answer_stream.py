@@ -41,7 +41,6 @@ from agentmaker.rag.answer.extractive import TOP_PASSAGES, extractive_answer, wi
 from agentmaker.rag.answer.fields import unasked_fields
 from agentmaker.rag.answer.focus import focus_passages, record_labels, rows_only
 from agentmaker.rag.answer.grounding import unsupported_numbers
-from agentmaker.rag.answer.names import proper_words
 from agentmaker.rag.answer.prompting import NO_HITS_ANSWER, NO_SENTENCE_ANSWER, SourceRef
 from agentmaker.rag.answer.support import cut_short
 from agentmaker.rag.chunking.located import focus_row
@@ -386,7 +385,7 @@ class AnswerStream(TextStream):
             quote = self._quote(fallback.pointed, instead=True, rows_of=rows_of)
         if (
             quote
-            and quote_answers(self.query, quote, proper_words(s.content for s in self.sources))
+            and quote_answers(self.query, quote, [s.content for s in self.sources])
             and (not confirm or await quote_confirmed(llm, self.query, quote, self._section(quote)))
         ):
             self.extractive = True

@@ -16,8 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Sequence
-from collections.abc import Set as AbstractSet
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from agentmaker.rag.answer.answer_split import SentenceSplitter
@@ -339,7 +338,7 @@ class CheckedAnswer:
         return "".join(out)
 
 
-def quote_answers(question: str, quote: str, proper: AbstractSet[str] = frozenset()) -> bool:
+def quote_answers(question: str, quote: str, passages: Iterable[str] = ()) -> bool:
     """Whether ``quote`` (passages quoted in place of the model's answer) can answer
     ``question``: one that asks for a name gets a name it does not state itself ("What
     was the name of the diarist's sister?" is not answered by "…of the dear sister
@@ -348,15 +347,17 @@ def quote_answers(question: str, quote: str, proper: AbstractSet[str] = frozense
     the discretion of the Director of the Executive Office [3]"); and one that names a
     number holds it ("On what date was PyPDF2 version 1.26.0 released?" is not answered by
     "CHANGELOG > Version 2.1.0, 2022-06-06 [3]", "In which city were the Olympic Games of
-    1896 held?" by an airport's "[row 1896] …"). ``proper``: words its passages write as
-    names only (``names.proper_words``), names where they open the quote too."""
+    1896 held?" by an airport's "[row 1896] …"). A word the ``passages`` write as a name
+    only (``names.proper_words``) is one where it opens the quote too."""
     said = without_markers(quote)
     if asks_for_number(question) and not _states_number(said, question):
         return False
     named = numbers_in(" ".join(_NAMED_NUMBER.findall(question)))
     if not named <= numbers_in(_ROW_NUMBER.sub(" ", said)):
         return False
-    return not asks_for_name(question) or bool(new_names(question, said, proper))
+    if not asks_for_name(question):
+        return True
+    return bool(new_names(question, said, proper_words(passages)))
 
 
 @dataclass(frozen=True)

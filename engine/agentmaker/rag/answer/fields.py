@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from agentmaker.rag.answer.names import CJK_CHAR, fold, without_source
-from agentmaker.rag.answer.records import NUMBERED, RECORD, names_record
+from agentmaker.rag.answer.records import NUMBERED, RECORD, names_record, record_spans
 from agentmaker.rag.answer.sentences import terms
 
 __all__ = ["field_values", "gives_another_field", "unasked_fields"]
@@ -119,8 +119,7 @@ def _named(question: str, passages: Sequence[str]) -> _Named | None:
     prose: list[str] = []  # the passages' text outside their numbered records
     for passage in passages:
         at = 0
-        starts = [m.start() for m in RECORD.finditer(passage)]  # one record, too
-        for start, end in zip(starts, [*starts[1:], len(passage)][: len(starts)], strict=True):
+        for start, end in record_spans(passage, fewest=1):
             label = RECORD.match(passage, start)
             body = passage[label.end() : end] if label else ""
             if not (label and NUMBERED.fullmatch(label.group(0).strip()) and body.strip()):

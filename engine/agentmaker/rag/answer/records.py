@@ -17,10 +17,11 @@ RECORD = re.compile(r"^\[(?:row \d+\] |(?:line \d+|[\w.-]+)\]$)", re.M)
 NUMBERED = re.compile(r"\[(?:row |line )?\d+\]")
 
 
-def record_spans(passage: str) -> list[tuple[int, int]]:
-    """The (start, end) of each record of ``passage``; [] when it holds fewer than two."""
+def record_spans(passage: str, *, fewest: int = 2) -> list[tuple[int, int]]:
+    """The (start, end) of each record of ``passage``; [] when it holds fewer than
+    ``fewest``."""
     starts = [m.start() for m in RECORD.finditer(passage)]
-    if len(starts) < 2:
+    if not starts or len(starts) < fewest:
         return []
     return list(zip(starts, [*starts[1:], len(passage)], strict=True))
 

@@ -63,7 +63,7 @@ def test_a_name_that_opens_the_answer_is_one_when_the_passages_write_it_as_one()
     )
     named = CheckedAnswer(question, [passage])
     assert named.feed("Balaga is here. [1]") + named.flush() == "Balaga is here. [1]"
-    assert quote_answers(question, "Balaga was a famous troyka driver. [1]", {"balaga"})
+    assert quote_answers(question, "Balaga was a famous troyka driver. [1]", [passage])
     # A word the passages also write in lower case is no name where it opens a sentence.
     common = "Here the drivers waited. The driver was famous. here it is."
     unnamed = CheckedAnswer(question, [common])
