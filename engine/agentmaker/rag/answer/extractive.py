@@ -22,7 +22,7 @@ from collections import Counter
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 
-from agentmaker.rag.answer.names import document_names, names_in, without_source
+from agentmaker.rag.answer.names import document_names, names_in, source_of, without_source
 from agentmaker.rag.answer.records import record_spans
 from agentmaker.rag.answer.sentences import (
     LABEL_WORDS,
@@ -81,6 +81,9 @@ MIN_GAIN = 0.15
 #: (REPORT §10, session 7), quoting only the pointed passages held the fact 25 times,
 #: all passages alike 23, all with this boost 26 (1.5: 26, 3: 27).
 PREFERRED_BOOST = 2.0
+#: The weight of a term only the question's "according to …" clause holds: it says where
+#: to look, which most sentences of the passages found share, not which one answers.
+SOURCE_WEIGHT = 0.25
 #: Passages ranked up to here may add sentences besides the anchor's own passage; a
 #: passage further down only when it holds the focus word the answer still lacks.
 #: (Quotes in place of a model's answer use 0: on the 39 such quotes of the benchmark's
@@ -144,7 +147,7 @@ def extractive_answer(
     if not sentences or max_sentences < 1:
         return ExtractiveAnswer("", [])
     _without_locators(question, sentences, titles)
-    idf = _score(question, sentences, _named_terms(question, sentences))
+    idf = _score(question, sentences, _named_terms(question, sentences), _source_terms(question))
     for s in sentences:
         if s.passage in prefer:
             s.score *= PREFERRED_BOOST
@@ -453,18 +456,22 @@ def _is_field(sentence: Sentence) -> bool:
 
 
 def _score(
-    question: str, sentences: list[_Sentence], named: Collection[str] = ()
+    question: str,
+    sentences: list[_Sentence],
+    named: Collection[str] = (),
+    located: Collection[str] = (),
 ) -> dict[str, float]:
     """BM25 of each sentence against the question, the terms of the names it asks about
-    (``named``) weighing :data:`NAME_WEIGHT` times more; returns each question term's
-    weight (IDF)."""
+    (``named``) weighing :data:`NAME_WEIGHT` times more, those that only say where to
+    look (``located``) :data:`SOURCE_WEIGHT`; returns each question term's weight (IDF)."""
     query = set(terms(question))
     n = len(sentences)
     df: Counter[str] = Counter()
     for s in sentences:
         df.update(set(s.terms) & query)
     idf = {
-        t: math.log(1 + (n - df[t] + 0.5) / (df[t] + 0.5)) * (NAME_WEIGHT if t in named else 1)
+        t: math.log(1 + (n - df[t] + 0.5) / (df[t] + 0.5))
+        * (NAME_WEIGHT if t in named else SOURCE_WEIGHT if t in located else 1)
         for t in query
     }
     average = sum(s.length for s in sentences) / n or 1.0
@@ -494,6 +501,16 @@ def _named_terms(question: str, sentences: list[_Sentence]) -> frozenset[str]:
         for term in sentence.terms:
             passages.setdefault(term, set()).add(sentence.passage)
     return frozenset(t for t in terms(" ".join(names)) if len(passages.get(t, ())) == 1)
+
+
+def _source_terms(question: str) -> frozenset[str]:
+    """The terms only the question's "according to …" clause holds ("blind", "text" of
+    "According to the blind text in the outline PDF, what should match the language?"),
+    when the rest of it has terms of its own."""
+    asked = set(terms(without_source(question)))
+    if not asked:
+        return frozenset()
+    return frozenset(set(terms(source_of(question))) - asked)
 
 
 def _focus(question: str) -> str | None:

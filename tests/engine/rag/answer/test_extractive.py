@@ -392,6 +392,28 @@ def test_words_the_question_quotes_count_whatever_the_title() -> None:
     assert "Arabic: مرحبا بالعالم [1]" in answer.text and "Lucas" not in answer.text
 
 
+def test_the_words_of_an_according_to_clause_say_where_to_look() -> None:
+    # corpus/good/pdflatex-outline.pdf: every page repeats the blind text, whose
+    # sentence that answers is the commonest; "blind text" says where to look, "match
+    # the language" what is asked.
+    answers = (
+        "This text should contain all letters of the alphabet and it should be written in "
+        "of the original language. There is no need for special content, but the length "
+        "of words should match the language. "
+    )
+    blind = (
+        "A blind text like this gives you information about the selected font, how the "
+        "letters are written and an impression of the look. "
+    )
+    pages = [answers + blind + answers + "A blind text like this 3", answers * 2, answers * 3]
+    question = "According to the blind text in the outline PDF, what should match the language?"
+    answer = extractive_answer(question, pages, top_passages=0).text
+    assert answer == (
+        "There is no need for special content, but the length of words should match the "
+        "language. [1]"
+    )
+
+
 def test_a_link_broken_across_lines_is_no_quote() -> None:
     # A PDF's link, broken by a space where its line ended: its words match, it says
     # nothing.
