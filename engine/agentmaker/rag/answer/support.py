@@ -259,7 +259,13 @@ def check_sentence(
     measured = {n: kinds for n, kinds in measures(claimed).items() if n in new_numbers}
     units = (measured, asked_kinds(question))
     dates = frozenset(numeric_dates(claimed))
-    claim = _Claim(words, added, numbers, names, asked, min_coverage, about, echo, units, dates)
+    # A name of the question the claim echoes ("after the fires of Moscow") may be held
+    # by another passage found: the question's setting is told around the answer, seldom
+    # beside it (the passage that names Davout does not name Moscow).
+    setting = frozenset(n for n in asked if any(e.names(n, asked=True) for e in evidence))
+    claim = _Claim(
+        words, added, numbers, names, asked, min_coverage, about, echo, units, dates, setting
+    )
     ranked = sorted(
         ((score, n) for n, e in enumerate(evidence, start=1) if (score := claim.held_by(e))),
         key=lambda x: (-x[0], x[1]),
@@ -305,6 +311,26 @@ class _Claim:
     #: The dates the claim writes in numbers ("2012/12/17"): each one fact, held only by
     #: a passage that writes that day (not by one with 2012, 12 and 17 in other dates).
     dates: frozenset[Date] = frozenset()
+    #: The names of :attr:`asked` that some passage found holds.
+    setting: frozenset[str] = frozenset()
+
+    def _names_held(self, evidence: Evidence) -> bool:
+        """Whether ``evidence`` states the claim's names: all of them, or its own new
+        ones and as many of the question's as it lacks, those being held by other
+        passages found (:attr:`setting`). A name of the question counts as held only
+        apart from the claim's own: "Baz Qux" (of the question's "Foo, Bar and Baz") is
+        no author of the outline PDF."""
+        missing = [n for n in self.names if not evidence.names(n, asked=n in self.asked)]
+        if not missing:
+            return True
+        own = [n for n in self.names if n not in self.asked]
+        own_words = set(" ".join(own).split())
+        held = [n for n in self.asked if n not in missing and not set(n.split()) & own_words]
+        return (
+            bool(own or self.numbers)
+            and set(missing) <= self.setting
+            and 0 < len(missing) <= len(held)
+        )
 
     def held_by(self, evidence: Evidence) -> float:
         """The share of the claim's words ``evidence`` holds when it holds all of its
@@ -315,7 +341,7 @@ class _Claim:
             return 0.0
         if not self.dates <= evidence.dates:
             return 0.0
-        if not all(evidence.names(name, asked=name in self.asked) for name in self.names):
+        if not self._names_held(evidence):
             return 0.0
         if self.about and _share(self.about, evidence.terms) < self.min_coverage:
             return 0.0

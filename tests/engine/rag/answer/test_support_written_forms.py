@@ -349,6 +349,35 @@ def test_a_title_before_a_name_the_passage_writes_bare() -> None:
     assert not check_sentence(question, other, [study]).supported
 
 
+def test_a_name_of_the_question_another_passage_holds_is_its_setting() -> None:
+    # The novel's passages: the fires, then the study where Davout questions Pierre.
+    fires = "Moscow was on fire in several places. Pierre wandered through the streets."
+    study = (
+        "Davout, spectacles on nose, sat bent over a table at the further end of the "
+        "room. Pierre went close up to him, but Davout did not look up."
+    )
+    question = (
+        "In War and Peace, which French marshal, sitting with spectacles on his nose, "
+        "interrogates Pierre as a suspected spy after the fires of Moscow?"
+    )
+    answer = (
+        "Marshal Davout, sitting with spectacles on his nose, interrogates Pierre as a "
+        "suspected spy after the fires of Moscow. [1]"
+    )
+    # The study does not name Moscow, the passage on the fires does: re-pointed there.
+    check = check_sentence(question, answer, [fires, study])
+    assert check.supporting == (2,)
+    assert check.shown().endswith("Moscow. [2]")
+    # Found alone, the study does not support the sentence that names Moscow...
+    assert not check_sentence(question, answer, [study]).supported
+    # ...nor does a passage that holds as few of the question's names as it lacks: "Baz
+    # Qux" is no answer to what the outline with Foo, Bar and Baz sections is by.
+    outline = ["Foo\nBar section text.", "Baz\nBaz Qux <baz.qux@example.com> wrote it."]
+    asked = "Who is the author of the outline PDF with the Foo, Bar and Baz sections?"
+    author = "The author of the outline with the Foo, Bar and Baz sections is Baz Qux. [2]"
+    assert not check_sentence(asked, author, outline).supported
+
+
 def test_a_row_the_question_names_is_where_its_answer_stands() -> None:
     # "Business" is Item 1's, on page 4: not what Item 4 is.
     contents = (
