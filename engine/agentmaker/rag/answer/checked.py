@@ -23,7 +23,7 @@ from agentmaker.rag.answer.answer_split import SentenceSplitter
 from agentmaker.rag.answer.citations import is_non_answer, without_markers
 from agentmaker.rag.answer.extractive import question_coverage
 from agentmaker.rag.answer.fields import field_values, gives_another_field
-from agentmaker.rag.answer.grounding import numbers_in
+from agentmaker.rag.answer.grounding import held_numbers, numbers_in
 from agentmaker.rag.answer.names import CJK_CHAR, proper_words, without_source
 from agentmaker.rag.answer.support import (
     MIN_COVERAGE,
@@ -353,7 +353,7 @@ def quote_answers(question: str, quote: str, passages: Iterable[str] = ()) -> bo
     if asks_for_number(question) and not _states_number(said, question):
         return False
     named = numbers_in(" ".join(_NAMED_NUMBER.findall(question)))
-    if not named <= numbers_in(_ROW_NUMBER.sub(" ", said)):
+    if not named <= held_numbers(_ROW_NUMBER.sub(" ", said)):
         return False
     if not asks_for_name(question):
         return True

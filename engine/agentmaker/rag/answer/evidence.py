@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 
 from agentmaker.rag.answer.dates import Date, dates_in
-from agentmaker.rag.answer.grounding import numbers_in
+from agentmaker.rag.answer.grounding import held_numbers
 from agentmaker.rag.answer.names import fold, named
 from agentmaker.rag.answer.sentences import LABEL_WORDS, terms
 from agentmaker.rag.answer.units import measures
@@ -51,9 +51,6 @@ _TITLES = frozenset(
 # A word of a name the question states this long or longer may stand in a passage with
 # one letter misread (OCR: "Eichmond" for "Richmond").
 _MISREAD_LENGTH = 7
-# A footnote's number glued to the last number of a sentence ("… diagnosed by the age of
-# 85.2 About 120 men …": 85, note 2): the number is held too.
-_FOOTNOTED = re.compile(r"(\d+)\.\d(?=\s+[A-Z…]|\s*$)")
 
 
 @dataclass(frozen=True)
@@ -143,7 +140,7 @@ def passage_evidence(passage: str) -> Evidence:
     capitalised = frozenset(fold(" ".join(_CAPITALISED.findall(passage))).split())
     codes = frozenset(f" {code.lower()} " for code in _TWO_CAPITALS.findall(passage))
     return Evidence(
-        frozenset(numbers_in(passage)) | {m.group(1) for m in _FOOTNOTED.finditer(passage)},
+        frozenset(held_numbers(passage)),
         folded,
         frozenset(terms(passage)),
         capitalised,

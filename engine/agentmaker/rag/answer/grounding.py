@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-__all__ = ["numbers_in", "stated_numbers", "unsupported_numbers"]
+__all__ = ["held_numbers", "numbers_in", "stated_numbers", "unsupported_numbers"]
 
 _MARKER = re.compile(r"\[\d+\]")
 # ASCII digits only; not inside a longer number (Chinese text has no spaces: "造成12人").
@@ -64,6 +64,17 @@ def numbers_in(text: str) -> set[str]:
     return found
 
 
+# A footnote's number glued to the last number of a sentence ("… diagnosed by the age of
+# 85.2 About 120 men …": 85, note 2).
+_FOOTNOTED = re.compile(r"(\d+)\.\d(?=\s+[A-Z…]|\s*$)")
+
+
+def held_numbers(text: str) -> set[str]:
+    """The numbers a passage's ``text`` holds (:func:`numbers_in`), and each number a
+    footnote's is glued to ("85" of "the age of 85.2 About 120 men")."""
+    return numbers_in(text) | {m.group(1) for m in _FOOTNOTED.finditer(text)}
+
+
 def stated_numbers(text: str, *, words: bool = False) -> list[str]:
     """The numbers written in digits in ``text`` (its ``[n]`` markers aside), plain;
     with ``words``, also those written as words from two to ninety-nine ("twelve-inch
@@ -88,7 +99,7 @@ def unsupported_numbers(answer: str, passages: Sequence[str]) -> list[str]:
         return []
     held: set[str] = set()
     for passage in passages:
-        held |= numbers_in(passage)
+        held |= held_numbers(passage)
     out: list[str] = []
     for number in stated:
         if _plain(number) not in held and number not in out:

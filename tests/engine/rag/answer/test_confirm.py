@@ -239,6 +239,11 @@ def test_a_quote_holds_the_numbers_the_question_names() -> None:
     row = "[row 1896] iata: IWH; name: Wabash Municipal; city: Wabash; state: IN [4]"
     assert not quote_answers(olympics, row)
     assert quote_answers(olympics, "The first modern Olympic Games were held in 1896 in Athens.")
+    # A footnote's number glued to the one the question names: "85.2" is age 85, note 2.
+    men = "One in how many men will be diagnosed with breast cancer before the age of 85?"
+    booklet = "Only 1 in 838 men will be diagnosed before the age of 85.2 Lobular carcinoma… [1]"
+    assert quote_answers(men, booklet)
+    assert not quote_answers(men, "Only 1 in 838 men will be diagnosed before 75.2 Lobular… [1]")
     # Not a digit inside a name: "10-K", "PyPDF2".
     rule = "Which rule of the Exchange Act does the cover page of the 10-K cite?"
     assert quote_answers(rule, "As defined in Rule 12b-2 of the Exchange Act. [1]")
