@@ -130,6 +130,9 @@ HELDOUT_SETS = {
     # and v26's. Written in session 23 by a helper that did not read the answer code, after
     # v29 and v30 were run.
     "heldout31": (DATA / "answer_quality_heldout31.tsv", range(106, 114), range(114, 132)),
+    # New Chinese questions (other facts), same library as v6's, v13's, v17's, v22's and
+    # v27's. Written in session 24 by a helper that did not read the answer code.
+    "heldout32": (DATA / "answer_quality_heldout32.tsv", range(132, 140), range(140, 150)),
 }
 #: RGB-zh positions of the dev questions and their distractors.
 ZH_DEV, ZH_DEV_DISTRACTORS = range(0, 10), range(10, 30)
