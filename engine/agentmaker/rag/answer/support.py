@@ -201,7 +201,8 @@ def check_sentence(
     words = set(terms(claimed)) - _META
     # A date in numbers is checked whole (dates.py), not as three numbers.
     numbers = set(stated_numbers(without_dates(claimed), words=True))
-    names = names_in(claimed)
+    quoted = _quoted_words(claimed, question)
+    names = [*names_in(claimed), *quoted]
     question_terms = set(terms(question))
     question_numbers = set(stated_numbers(question, words=True))
     added = _added(words, question_terms)
@@ -266,7 +267,18 @@ def check_sentence(
     # beside it (the passage that names Davout does not name Moscow).
     setting = frozenset(n for n in asked if any(e.names(n, asked=True) for e in evidence))
     claim = _Claim(
-        words, added, numbers, names, asked, min_coverage, about, echo, units, dates, setting
+        words,
+        added,
+        numbers,
+        names,
+        asked,
+        min_coverage,
+        about,
+        echo,
+        units,
+        dates,
+        setting,
+        frozenset(quoted),
     )
     ranked = sorted(
         ((score, n) for n, e in enumerate(evidence, start=1) if (score := claim.held_by(e))),
@@ -277,6 +289,23 @@ def check_sentence(
         return SentenceCheck(sentence, body, cited, supporting, claim=True, scores=scores)
     pair = _best_pair(claim, evidence, cited)
     return SentenceCheck(sentence, body, cited, pair, claim=True, joint=bool(pair))
+
+
+#: The most words a quoted term of an answer has ("mõistus", "järki ja omatunto").
+_TERM_WORDS = 3
+
+
+def _quoted_words(claimed: str, question: str) -> list[str]:
+    """The short terms ``claimed`` quotes that the question does not, folded: a word of
+    a document the answer names ("The Estonian version uses the word "mõistus" [1]"), as
+    a name, which the passage must hold as written."""
+    asked = fold(question)
+    found = []
+    for match in _QUOTED.finditer(claimed):
+        term = fold(match.group(1))
+        if term.strip() and len(term.split()) <= _TERM_WORDS and term not in asked:
+            found.append(term)
+    return found
 
 
 def _tools(question: str, evidence: Sequence[Evidence]) -> set[str]:
@@ -315,6 +344,8 @@ class _Claim:
     dates: frozenset[Date] = frozenset()
     #: The names of :attr:`asked` that some passage found holds.
     setting: frozenset[str] = frozenset()
+    #: The terms of :attr:`names` the claim quotes (``_quoted_words``).
+    quoted: frozenset[str] = frozenset()
 
     def _names_held(self, evidence: Evidence) -> bool:
         """Whether ``evidence`` states the claim's names: all of them, or its own new
@@ -325,7 +356,9 @@ class _Claim:
         missing = [n for n in self.names if not evidence.names(n, asked=n in self.asked)]
         if not missing:
             return True
-        own = [n for n in self.names if n not in self.asked]
+        # A quoted word is no fact of the passage's own here: "Bröder" of the Low Saxon
+        # text is no Scots word for brotherhood, whatever passage names the Scots one.
+        own = [n for n in self.names if n not in self.asked and n not in self.quoted]
         own_words = set(" ".join(own).split())
         held = [n for n in self.asked if n not in missing and not set(n.split()) & own_words]
         return (

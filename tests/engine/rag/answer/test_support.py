@@ -647,9 +647,15 @@ def test_a_claim_of_common_words_stands_beside_the_question_in_its_passage() -> 
     dutch = 'The Dutch word that stands for brotherhood is "broederschap". [1]'
     question = "Which Dutch word stands for brotherhood?"
     assert check_sentence(question, dutch, [udhr]).supporting == (1,)
-    # The same sentence with "Dutch" said elsewhere, not as its label, is no support.
+    # The same sentence with "Dutch" said elsewhere, not as its label, is no support...
     below = udhr.removeprefix("Dutch\n") + "\nThe text above is the one in Dutch."
-    assert not check_sentence(question, dutch, [below]).supported
+    bare = dutch.replace('"', "")
+    assert not check_sentence(question, bare, [below]).supported
+    # ...unless the answer quotes the word: a document's word, then checked as written,
+    # like a name ("mõistus" of the Estonian text, whose label the excerpt shown to the
+    # model ran into its first sentence).
+    assert check_sentence(question, dutch, [below]).supporting == (1,)
+    assert not check_sentence(question, dutch.replace("broeder", "zuster"), [below]).supported
 
 
 def test_where_the_question_says_to_look_need_not_stand_in_the_passage() -> None:
