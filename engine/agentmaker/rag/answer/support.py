@@ -385,6 +385,13 @@ class _Claim:
             for held in evidence.sentences
         ):
             return 0.0
+        # Nothing the claim adds to the question is there (a number as the passage
+        # writes it: "7" as "seven"): "The wind blew from the south in Seattle on
+        # 2013/11/11" is not said by the day's row.
+        if self.added and not (
+            self.added & evidence.terms or self.added & self.numbers & evidence.numbers
+        ):
+            return 0.0
         coverage = max(
             _share(self.words, evidence.terms),
             _share(self.added, evidence.terms) if self.added else 0.0,

@@ -658,6 +658,28 @@ def test_a_claim_of_common_words_stands_beside_the_question_in_its_passage() -> 
     assert not check_sentence(question, dutch.replace("broeder", "zuster"), [below]).supported
 
 
+def test_a_claim_whose_added_words_none_stand_in_the_passage_is_unsupported() -> None:
+    # corpus/good/seattle-weather.csv: the day's row holds most of the answer's words (the
+    # question's), nothing of what it adds.
+    row = (
+        "[row 681] date: 2013/11/11; precipitation: 0.0; temp_max: 16.1; temp_min: 6.1; "
+        "wind: 2.6; weather: fog"
+    )
+    question = (
+        "From which direction did the wind blow in Seattle on 2013/11/11, according to the "
+        "Seattle weather data?"
+    )
+    south = (
+        "The wind blew from the south in Seattle on 2013/11/11, in the Seattle weather data. [1]"
+    )
+    assert not check_sentence(question, south, [f"seattle-weather\n{row}"]).supported
+    # A number it adds is held as the passage writes it: "7" is the diary's "seven".
+    diary = "A note on canister shot: of its balls seven can lie in one bed of the can."
+    canister = "In the diary's note on canister shot, 7 balls can lie in one bed. [1]"
+    asked = "In the Vicksburg diary's note on canister shot, how many balls can lie in one bed?"
+    assert check_sentence(asked, canister, [diary]).supporting == (1,)
+
+
 def test_where_the_question_says_to_look_need_not_stand_in_the_passage() -> None:
     cover = (
         "Galaxy Gaming, Inc. (Exact name of small business issuer as specified in its "
