@@ -23,7 +23,8 @@ model was given. A passage supports the sentence when
 3. most of its content words are in the passage (``min_coverage``; a paraphrase keeps
    most words, an answer from memory does not): of all its words, or of the words it
    adds to the question ("July 1805" to "In what month and year does the opening
-   scene take place?"), whichever share is higher, and
+   scene take place?"), whichever share is higher, and some of the words it adds
+   (not only the question's: "The wind blew from the south on 2013/11/11"), and
 4. for a bare answer ("Phaseit [1]": a few words, none of them the question's), most
    of the question's words are in the passage too: "Mathieu Fenniak [4]" is no answer
    to "Which company sponsored PyPDF2?" from a passage that only links his name.
