@@ -133,6 +133,9 @@ HELDOUT_SETS = {
     # New Chinese questions (other facts), same library as v6's, v13's, v17's, v22's and
     # v27's. Written in session 24 by a helper that did not read the answer code.
     "heldout32": (DATA / "answer_quality_heldout32.tsv", range(132, 140), range(140, 150)),
+    # New Chinese questions (other facts), same library as v8's, v14's, v18's, v23's and
+    # v28's. Written in session 24 by a helper that did not read the answer code.
+    "heldout33": (DATA / "answer_quality_heldout33.tsv", range(80, 88), range(88, 106)),
 }
 #: RGB-zh positions of the dev questions and their distractors.
 ZH_DEV, ZH_DEV_DISTRACTORS = range(0, 10), range(10, 30)
