@@ -147,16 +147,22 @@ def extractive_answer(
     if not sentences or max_sentences < 1:
         return ExtractiveAnswer("", [])
     _without_locators(question, sentences, titles)
-    idf = _score(question, sentences, _named_terms(question, sentences), _source_terms(question))
+    named = _named_terms(question, sentences)
+    idf = _score(question, sentences, named, _source_terms(question))
     for s in sentences:
         if s.passage in prefer:
             s.score *= PREFERRED_BOOST
     pointed = [s for s in sentences if s.passage in prefer and not s.fragment]
-    if pointed and not any(s.score for s in pointed):
+    # Another passage's sentence holds a name the question asks about that one passage
+    # alone holds ("Turkish" of "which word does the Turkish version use for
+    # brotherhood?", when the model pointed at the Sanskrit text).
+    elsewhere = any(s.matched & named for s in sentences if s.passage not in prefer)
+    if pointed and not elsewhere and not any(s.score for s in pointed):
         # The passage the model pointed at shares no word with the question (written in
         # another language: "im Wintersemester 2013/2014 … geschrieben" to "In which
-        # semester were the notes written?"): its opening sentence, not another's words.
-        # A whole sentence, not a title's broken line ("Einführung in die").
+        # semester were the notes written?"): its opening sentence, not another's words,
+        # unless another passage holds the name asked about. A whole sentence, not a
+        # title's broken line ("Einführung in die").
         first = next(n for n in prefer if any(s.passage == n for s in pointed))
         own = [s for s in pointed if s.passage == first]
         opening = next((s for s in own if _whole(s.display)), own[0])

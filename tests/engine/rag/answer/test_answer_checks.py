@@ -215,6 +215,13 @@ def test_a_quote_favours_the_passage_the_model_pointed_at() -> None:
     titled = "Einführung in die\n" + notes
     german = extractive_answer(asked, [written, titled], prefer=[2], top_passages=0)
     assert german.text == "Dieses Skript wurde im Wintersemester 2013/2014 geschrieben. [2]"
+    # Not when another passage holds the name asked about: the model pointed at the
+    # Sanskrit text for the Turkish word.
+    sanskrit = "Sanskrit\nसर्वे मानवाः स्वतन्त्राः समुत्पन्नाः।"
+    turkish = "Turkish\nBütün insanlar hür doğarlar. Birbirlerine karşı kardeşlik zihniyeti ile."
+    word = "Which word does the Turkish version use for brotherhood?"
+    quoted = extractive_answer(word, [sanskrit, turkish], prefer=[1], top_passages=0)
+    assert quoted.text.startswith("Turkish Bütün insanlar") and quoted.text.endswith("[2]")
 
 
 def test_a_quote_for_a_pointer_adds_no_other_passage_for_the_focus_word() -> None:
