@@ -102,6 +102,9 @@ _BRACKETED = re.compile(r"\[[^\]]*\]|\([^)]*\)")
 # three words or more in brackets are the model's text, not a label ("[the-file-name]").
 _PLACEHOLDER = re.compile(r"\s*\[[nN]\]")
 _WRAPPED = re.compile(r"\[([^\[\]\s]+(?:\s+[^\[\]\s]+){2,})\]")
+# Where a passage stands, bracketed as the model copied it from the passage's header
+# ("is [3][46,852–46,891]."): no part of the sentence.
+_LOCATOR = re.compile(r"\s*\[[\d\s,.–-]+\]")
 # Text in double quotes (the question, when the model quotes it whole).
 _QUOTED = re.compile(r"[\"“]([^\"“”]+)[\"”]")
 # Chinese characters that ask or join rather than name what a question is about.
@@ -213,7 +216,10 @@ def check_sentence(
         (not added and not new_numbers)
         or not unbracketed.strip(" .,:;")
         or _LIST_NUMBER.fullmatch(unbracketed.strip())
-        or (cut_short(claimed) and not _says_more(question, unbracketed, question_numbers))
+        or (
+            cut_short(_LOCATOR.sub("", claimed))
+            and not _says_more(question, unbracketed, question_numbers)
+        )
     ):
         # Nothing beyond the question's own words and numbers ("The default directory is
         # [4].", "2022年百花奖最佳影片奖 [1]"), a bracketed label ("[the-file-name]"), a

@@ -600,6 +600,12 @@ def test_a_sentence_cut_short_where_its_answer_should_stand_is_no_claim() -> Non
         ocr,
         ["The tesseract OCR engine is the best-known open source OCR software."],
     ).claim
+    # Nor are the lines of the passage the model copied from its header: a pointer.
+    lines = "The young man in chains Count Rostopchin handed over is [3][46,852–46,891]."
+    header = "book-war-and-peace — lines 46,852–46,891\nThis man, Vereshchagin, is the scoundrel."
+    assert not check_sentence(
+        "Which young man in chains did Count Rostopchin hand over?", lines, ["", "", header]
+    ).claim
 
 
 def test_a_list_number_alone_is_no_claim() -> None:
