@@ -101,6 +101,14 @@ _QUANTITY = re.compile(
     r"|[一二三四五六七八九十百千万亿两半]",
     re.I,
 )
+# Questions for a time of day, and the times documents write: "16:29", "4 p.m.",
+# "noon", "16时29分", "晚上11点".
+_ASKS_FOR_TIME = re.compile(r"\b(what|which) time\b(?! zone)|\btime of (the )?day\b|几点", re.I)
+_TIME = re.compile(
+    r"\d{1,2}[:.]\d{2}\b|\b\d{1,2}\s*(a\.?m\b|p\.?m\b|o'clock)|\b(noon|midnight|morning|"
+    r"afternoon|evening|night|dawn|dusk|sunrise|sunset)\b|[0-9〇零一二三四五六七八九十]+[时点]",
+    re.I,
+)
 _ASKS_FOR_YEAR = re.compile(r"\b(in )?(what|which) year\b|哪一?年", re.I)
 # A year as documents write it: "1805", "2021", "'97"; "1805年", "二〇〇四年".
 _YEAR = re.compile(
@@ -160,11 +168,15 @@ def asks_for_name(question: str) -> bool:
 
 
 def asks_for_number(question: str) -> bool:
-    """Whether ``question`` asks for a number, an amount, a year or a version."""
-    return bool(_ASKS_FOR_NUMBER.search(question))
+    """Whether ``question`` asks for a number, an amount, a year, a version or a time
+    of day."""
+    return bool(_ASKS_FOR_NUMBER.search(question) or _ASKS_FOR_TIME.search(question))
 
 
 def _states_number(sentence: str, question: str) -> bool:
+    if _ASKS_FOR_TIME.search(question):
+        # A time of day, not any number: a row's temp_max does not say when it was hot.
+        return bool(_TIME.search(sentence))
     if _ASKS_FOR_YEAR.search(question):
         # A year, not any number: a row's latitude does not say when the airport opened.
         return bool(_YEAR.search(sentence))

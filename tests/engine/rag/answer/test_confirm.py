@@ -239,6 +239,14 @@ def test_a_quote_holds_the_numbers_the_question_names() -> None:
     row = "[row 1896] iata: IWH; name: Wabash Municipal; city: Wabash; state: IN [4]"
     assert not quote_answers(olympics, row)
     assert quote_answers(olympics, "The first modern Olympic Games were held in 1896 in Athens.")
+    # A question for a time of day wants a time, not any number: the day's row is no
+    # answer to when it was hottest.
+    hottest = "At what time of day did Seattle reach its maximum temperature on 2015/07/04?"
+    day = "[row 1281] date: 2015/07/04; temp_max: 33.3; temp_min: 15.0; weather: sun [1]"
+    assert not quote_answers(hottest, day)
+    assert quote_answers(hottest, "On 2015/07/04 the maximum of 33.3 came at 4 p.m. [1]")
+    assert quote_answers("新宫站的末班车是几点？", "新宫站末班车时间为23:25。[1]")
+    assert quote_answers("In which time zone is the airport?", "[row 3] tz: Europe/London [1]")
     # A footnote's number glued to the one the question names: "85.2" is age 85, note 2.
     men = "One in how many men will be diagnosed with breast cancer before the age of 85?"
     booklet = "Only 1 in 838 men will be diagnosed before the age of 85.2 Lobular carcinoma… [1]"
