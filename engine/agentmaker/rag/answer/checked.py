@@ -25,6 +25,7 @@ from agentmaker.rag.answer.extractive import question_coverage
 from agentmaker.rag.answer.fields import field_values, gives_another_field
 from agentmaker.rag.answer.grounding import held_numbers, numbers_in
 from agentmaker.rag.answer.names import CJK_CHAR, proper_words, without_source
+from agentmaker.rag.answer.sentences import terms
 from agentmaker.rag.answer.support import (
     MIN_COVERAGE,
     SentenceCheck,
@@ -173,7 +174,26 @@ def asks_for_number(question: str) -> bool:
     return bool(_ASKS_FOR_NUMBER.search(question) or _ASKS_FOR_TIME.search(question))
 
 
+# The most words of a bare answer ("67000 people").
+_BARE_WORDS = 2
+# What "how many" counts: "nurses" of "How many breast care nurses work in Australia?"
+# is counted by its first word ("breast").
+_COUNTED = re.compile(r"\bhow many\s+(?:of\s+(?:the\s+|its\s+|their\s+)?)?([^\W\d_]+)", re.I)
+
+
+def _counts_what_is_asked(sentence: str, question: str) -> bool:
+    """Whether ``sentence`` names what the question's "how many" counts (by its first
+    word), or is the bare number: "There are 13 Cancer Councils in Australia" counts no
+    breast care nurses; "67000 [1]" may count the stadium's seats."""
+    match = _COUNTED.search(question)
+    counted = terms(match.group(1)) if match else []
+    said = terms(without_markers(sentence).replace("_", " "))
+    return not counted or len(said) <= _BARE_WORDS or counted[0] in said
+
+
 def _states_number(sentence: str, question: str) -> bool:
+    if not _counts_what_is_asked(sentence, question):
+        return False
     if _ASKS_FOR_TIME.search(question):
         # A time of day, not any number: a row's temp_max does not say when it was hot.
         return bool(_TIME.search(sentence))

@@ -323,6 +323,22 @@ def test_a_bare_number_to_a_chinese_question_gets_the_unit_its_passage_writes() 
     assert plain.feed("1937 [1]") + plain.flush() == "1937 [1]"
 
 
+def test_a_count_names_what_the_question_counts() -> None:
+    booklet = (
+        "There are 13 Cancer Councils in Australia, including Cancer Council NSW. "
+        "Breast care nurses work in hospitals."
+    )
+    nurses = CheckedAnswer("How many breast care nurses work in Australia?", [booklet])
+    said = nurses.feed("There are 13 Cancer Councils in Australia. [1]") + nurses.flush()
+    assert said == "" and nurses.withheld == ["There are 13 Cancer Councils in Australia."]
+    # A field's name counts too ("Miles_per_Gallon").
+    record = "Name: ford fiesta\nMiles_per_Gallon: 36.1"
+    miles = CheckedAnswer("How many miles per gallon does the ford fiesta get?", [record])
+    field = "The ford fiesta has a Miles_per_Gallon of 36.1. [1]"
+    assert miles.feed(field) + miles.flush() == field
+    # (A bare number, "67000 [1]", may count anything: see the test below.)
+
+
 def test_a_size_may_be_told_by_a_likeness() -> None:
     question = "How big a hole did the rebel shell leave?"
     passage = "It exploded, leaving a hole big enough to bury a horse."
