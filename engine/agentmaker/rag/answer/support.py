@@ -369,9 +369,7 @@ class _Claim:
         own_words = set(" ".join(own).split())
         held = [n for n in self.asked if n not in missing and not set(n.split()) & own_words]
         return (
-            bool(own or self.numbers)
-            and set(missing) <= self.setting
-            and 0 < len(missing) <= len(held)
+            bool(own or self.numbers) and set(missing) <= self.setting and len(missing) <= len(held)
         )
 
     def held_by(self, evidence: Evidence) -> float:
