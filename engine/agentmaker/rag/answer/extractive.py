@@ -4,10 +4,10 @@
 question with BM25 (IDF over all the sentences; English words lowercased with a tiny
 stop-word list, Chinese/Japanese/Korean as character bigrams; the words of the
 question's "according to …" clause weigh less: they say where to look). The best
-sentence is the anchor; a few more join it only when they really match too: a good
-share of the question's weight, close to the anchor's score, and from the anchor's
-passage or the best-ranked ones — so an answer never glues in sentences from a passage
-far down the list. Questions that ask for a number prefer sentences that hold one. Fragments (a
+sentence is the anchor; a few more join it only when they really match too: a good share
+of the question's weight, close to the anchor's score, and from the anchor's passage or
+the best-ranked ones — so an answer never glues in sentences from a passage far down the
+list. Questions that ask for a number prefer sentences that hold one. Fragments (a
 passage cut mid-sentence), headings and link-only lines are never quoted, and Markdown
 is shown as text. Sentences come in reading order, each followed by the ``[n]`` of its
 passage; ``citations`` keep each sentence verbatim as it stands in its passage (up to
