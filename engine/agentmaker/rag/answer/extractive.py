@@ -178,12 +178,47 @@ def extractive_answer(
         top_passages,
         frozenset(prefer),
     )
+    chosen += _labelled_text(question, chosen, sentences, passages)
     anchor = chosen[0].passage
     chosen.sort(key=lambda s: (s.passage, s.position))
     citations = [(s.passage, s.text) for s in chosen]
     shown = _labelled(question, chosen, headings, anchor)
     text = " ".join(f"{display} [{s.passage}]" for s, display in zip(chosen, shown, strict=True))
     return ExtractiveAnswer(text, citations)
+
+
+# A sentence that opens with a name: "… Czech Všichni lidé …" ("…" where a passage was cut).
+_OPENING_WORD = re.compile(r"^[\s…]*([^\W\d_]+)")
+
+
+def _labelled_text(
+    question: str, chosen: list[_Sentence], sentences: list[_Sentence], passages: Sequence[str]
+) -> list[_Sentence]:
+    """The sentences after the best one (``chosen[0]``) in its passage, up to
+    ``_PARAGRAPH_WORDS`` in all, when it matches the question only by a name the question
+    states and opens with that name: a label run into the first sentence of what it
+    labels ("Czech Všichni lidé rodí se svobodní …" of a passage cut to the Czech text),
+    whose next sentence says what the question asks of it ("… v duchu bratrství"). Not
+    a label on a line of its own: it is quoted with its paragraph already
+    (:func:`_with_values`)."""
+    best = chosen[0]
+    opening = _OPENING_WORD.match(best.display)
+    names = set(terms(" ".join(names_in(without_source(question)))))
+    if not (best.matched and best.matched <= names and opening and terms(opening.group(1))):
+        return []
+    lines = {line.strip() for line in passages[best.passage - 1].splitlines()}
+    if terms(opening.group(1))[0] not in best.matched or opening.group(1) in lines:
+        return []
+    words = len(best.display.split())
+    out = []
+    for s in sentences:
+        if s.passage != best.passage or s.position <= best.position or s in chosen:
+            continue
+        words += len(s.display.split())
+        if s.fragment or words > _PARAGRAPH_WORDS:
+            break
+        out.append(s)
+    return out
 
 
 def _without_locators(question: str, sentences: list[_Sentence], titles: Sequence[str]) -> None:

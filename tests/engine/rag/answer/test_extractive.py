@@ -414,6 +414,23 @@ def test_the_words_of_an_according_to_clause_say_where_to_look() -> None:
     )
 
 
+def test_a_label_run_into_its_text_is_quoted_with_the_rest_of_it() -> None:
+    # A focused passage of corpus/good/UDHR_first_article_all.txt: the label "Czech" ran
+    # into the first sentence; the word asked for stands in the second.
+    czech = (
+        "… Czech Všichni lidé rodí se svobodní a sobě rovní co do důstojnosti a práv. "
+        "Jsou nadáni rozumem a svědomím a mají spolu jednat v duchu bratrství. …"
+    )
+    question = "Which word of the Czech version stands for brotherhood?"
+    quote = extractive_answer(question, ["सन्ति। अपि च", czech], top_passages=0).text
+    assert quote.startswith("… Czech Všichni") and "v duchu bratrství. [2]" in quote
+    # Not when the best sentence matches more than the name, or does not open with it.
+    asked = "In the Czech version, who are born free (všichni lidé)?"
+    assert "bratrství" not in extractive_answer(asked, [czech], top_passages=0).text
+    later = czech.replace("… Czech Všichni", "… Všichni Czech")
+    assert "bratrství" not in extractive_answer(question, [later], top_passages=0).text
+
+
 def test_a_link_broken_across_lines_is_no_quote() -> None:
     # A PDF's link, broken by a space where its line ended: its words match, it says
     # nothing.
