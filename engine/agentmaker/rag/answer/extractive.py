@@ -16,7 +16,6 @@ whitespace), for highlighting. Labelling the text as extractive is up to the cal
 
 from __future__ import annotations
 
-import itertools
 import math
 import re
 from collections import Counter
@@ -24,21 +23,13 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 
 from agentmaker.rag.answer.names import document_names, names_in, source_of, without_source
-from agentmaker.rag.answer.records import record_spans
-from agentmaker.rag.answer.sentences import (
-    LABEL_WORDS,
-    Sentence,
-    passage_sentences,
-    split_sentences,
-    terms,
-)
-from agentmaker.rag.answer.tables import labelled_row, table_rows
+from agentmaker.rag.answer.quotable import PARAGRAPH_WORDS, quotable
+from agentmaker.rag.answer.sentences import LABEL_WORDS, passage_sentences, split_sentences, terms
 
 __all__ = [
     "ExtractiveAnswer",
     "ScoredSentence",
     "extractive_answer",
-    "is_label_line",
     "question_coverage",
     "score_sentences",
     "split_sentences",
@@ -195,12 +186,12 @@ def _labelled_text(
     question: str, chosen: list[_Sentence], sentences: list[_Sentence], passages: Sequence[str]
 ) -> list[_Sentence]:
     """The sentences after the best one (``chosen[0]``) in its passage, up to
-    ``_PARAGRAPH_WORDS`` in all, when it matches the question only by a name the question
+    ``PARAGRAPH_WORDS`` in all, when it matches the question only by a name the question
     states and opens with that name: a label run into the first sentence of what it
     labels ("Czech Všichni lidé rodí se svobodní …" of a passage cut to the Czech text),
     whose next sentence says what the question asks of it ("… v duchu bratrství"). Not
     a label on a line of its own: it is quoted with its paragraph already
-    (:func:`_with_values`)."""
+    (:func:`quotable.quotable`)."""
     best = chosen[0]
     opening = _OPENING_WORD.match(best.display)
     names = set(terms(" ".join(names_in(without_source(question)))))
@@ -215,7 +206,7 @@ def _labelled_text(
         if s.passage != best.passage or s.position <= best.position or s in chosen:
             continue
         words += len(s.display.split())
-        if s.fragment or words > _PARAGRAPH_WORDS:
+        if s.fragment or words > PARAGRAPH_WORDS:
             break
         out.append(s)
     return out
@@ -343,12 +334,12 @@ def _sentences(
 ) -> list[_Sentence]:
     """The sentences of ``passages`` (without reference-list entries; ``quoting``: nor
     the pieces of links, "-iwan-roberts/).", which are nothing to quote; ``values``: a
-    label line joined to the line under it, see :func:`_with_values`)."""
+    label line joined to the line under it and more, see :func:`quotable.quotable`)."""
     out = []
     for number, passage in enumerate(passages, start=1):
         found = passage_sentences(passage, code=code)
         if values:
-            found = _whole_records(passage, _with_values(passage, _named_cells(passage, found)))
+            found = quotable(passage, found)
         for position, sentence in enumerate(found):
             if _REFERENCE.search(sentence.display):
                 continue  # an entry of a reference list: its title shares the question's words
@@ -367,134 +358,6 @@ def _sentences(
                 )
             )
     return out
-
-
-def _named_cells(passage: str, sentences: list[Sentence]) -> list[Sentence]:
-    """``sentences`` with each row of a Markdown table shown with its cells after their
-    column's names (tables.py): "| Header Col 1: Lorem ipsum | Header Col 2: A link
-    example |" says what stands under "Header Col 1", "| Lorem ipsum | A link example |"
-    does not. The header row of such a table is no quote: its names are in every row."""
-    if "|" not in passage:
-        return sentences
-    rows, headers = table_rows(passage)
-    out = []
-    for sentence in sentences:
-        line = sentence.text.strip()
-        if line in headers:
-            continue
-        if line in rows:
-            shown = labelled_row(rows[line], sentence.display)
-            sentence = Sentence(sentence.text, shown, sentence.fragment)
-        out.append(sentence)
-    return out
-
-
-# A label a line of its own stands for: up to this many words, ending with ":"
-# ("Chinese (traditional):") or without a sentence's end ("Latin"). Not a record's field
-# with its value ("Origin: Europe"), a record's key ("[iris]") nor a title broken where
-# its line ends ("Einführung in die").
-_VALUE_LABEL_WORDS = 3
-# The most words of a paragraph a label line stands above that are quoted as its value.
-_PARAGRAPH_WORDS = 80
-_NOT_LABEL = re.compile(r"[.!?。！？…]\W*$|^\[|(?<![\w-])[^\W\d_A-Z][^\W\d_]*$")
-
-
-def is_label_line(text: str, lines: Collection[str]) -> bool:
-    """Whether ``text`` is one of the passage's ``lines`` (stripped) and a label for
-    what stands under it ("Estonian", "Chinese (traditional):")."""
-    text = text.strip()
-    return (
-        text in lines
-        and len(text.split()) <= _VALUE_LABEL_WORDS
-        and (text.endswith(":") or not (":" in text or _NOT_LABEL.search(text)))
-    )
-
-
-def _with_values(passage: str, sentences: list[Sentence]) -> list[Sentence]:
-    """``sentences`` with each label line joined to the line under it, its value: quoted
-    alone, "Chinese (traditional):" does not say what the question asks of it ("How is
-    Hello World written in traditional Chinese?"), "Chinese (traditional): 你好世界" does;
-    so "Latin" above the Latin text of the declaration. Only where the two stand so in
-    the passage, a quote's words being the passage's ("3.5" above "- solar." is not
-    "3.5 solar."). A short paragraph under a label is its value whole: the Estonian
-    text's second sentence is the one that names reason and conscience."""
-    lines = {line.strip() for line in passage.splitlines()}
-    flat = " ".join(passage.split())
-    out: list[Sentence] = []
-    index = 0
-    while index < len(sentences):
-        sentence = sentences[index]
-        label = (
-            index + 1 < len(sentences)
-            and is_label_line(sentence.text, lines)
-            and f"{sentence.text} {sentences[index + 1].text}" in flat
-        )
-        if label:
-            members = [sentence, sentences[index + 1]]
-            paragraph = _paragraph(passage, sentence.text)
-            for after in sentences[index + 2 :]:
-                text = " ".join(m.text for m in [*members, after])
-                if (
-                    is_label_line(after.text, lines)  # the next label's value
-                    or len(text.split()) > _PARAGRAPH_WORDS
-                    or text not in paragraph
-                ):
-                    break
-                members.append(after)
-            joined = " ".join(m.display for m in members)
-            out.append(Sentence(" ".join(m.text for m in members), joined, sentence.fragment))
-            index += len(members)
-            continue
-        out.append(sentence)
-        index += 1
-    return out
-
-
-def _paragraph(passage: str, label: str) -> str:
-    """The paragraph of ``passage`` that opens with the line ``label``, its words
-    joined by single spaces."""
-    start = passage.find(label)
-    end = passage.find("\n\n", start)
-    return " ".join(passage[start : None if end < 0 else end].split())
-
-
-# A record's field as a JSON entry writes it, one a line: "Miles_per_Gallon: 36.1".
-_FIELD = re.compile(r"[^\s:]+: \S.*")
-_FIELD_WORDS = 8
-
-
-def _whole_records(passage: str, sentences: list[Sentence]) -> list[Sentence]:
-    """``sentences`` with the fields of each record of ``passage`` (records.py) joined
-    into one sentence, "Name: ford fiesta; Miles_per_Gallon: 36.1; …": quoted alone, a
-    field does not say whose it is, and the best two of a passage may be two records'
-    ("Name: ford fiesta", then the next car's "Miles_per_Gallon: 13"). Only records of
-    short fields, one a line; a record of prose keeps its sentences."""
-    spans = record_spans(passage)
-    if not spans:
-        return sentences
-    placed: list[tuple[int | None, Sentence]] = []
-    cursor = 0
-    for sentence in sentences:
-        at = passage.find(sentence.text, cursor)
-        record = None
-        if at >= 0:
-            cursor = at + len(sentence.text)
-            record = next((i for i, (a, b) in enumerate(spans) if a <= at < b), None)
-        placed.append((record, sentence))
-    out: list[Sentence] = []
-    for record, group in itertools.groupby(placed, key=lambda pair: pair[0]):
-        members = [sentence for _, sentence in group]
-        if record is None or len(members) < 2 or not all(_is_field(s) for s in members):
-            out += members
-            continue
-        text = " ".join(s.text for s in members)
-        out.append(Sentence(text, "; ".join(s.display for s in members), members[0].fragment))
-    return out
-
-
-def _is_field(sentence: Sentence) -> bool:
-    text = sentence.text.strip()
-    return bool(_FIELD.fullmatch(text)) and len(text.split()) <= _FIELD_WORDS
 
 
 def _score(

@@ -25,9 +25,10 @@ import itertools
 import re
 from collections.abc import Sequence
 
-from agentmaker.rag.answer.extractive import ScoredSentence, is_label_line, score_sentences
+from agentmaker.rag.answer.extractive import ScoredSentence, score_sentences
 from agentmaker.rag.answer.names import fold
 from agentmaker.rag.answer.prompting import SourceRef
+from agentmaker.rag.answer.quotable import is_label_line
 from agentmaker.rag.answer.records import NUMBERED, RECORD, names_record, names_value, record_spans
 from agentmaker.rag.answer.sentences import TABLE_ROW
 from agentmaker.rag.answer.tables import cells, label_cells

@@ -1,0 +1,156 @@
+"""The units a quote takes from a passage, beyond its sentences.
+
+A sentence quoted alone does not always say what it answers: a table's row
+"| Lorem ipsum | A link example |" does not say under which columns it stands, the label
+line "Chinese (traditional):" not what is written in that language, a record's field
+"Miles_per_Gallon: 36.1" not whose it is. :func:`quotable` gives the extractive answer
+(extractive.py) a passage's sentences with a table's rows shown after their columns'
+names, each label line joined to what stands under it, and the fields of each short
+record joined into one.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections.abc import Collection
+
+from agentmaker.rag.answer.records import record_spans
+from agentmaker.rag.answer.sentences import Sentence
+from agentmaker.rag.answer.tables import labelled_row, table_rows
+
+__all__ = ["PARAGRAPH_WORDS", "is_label_line", "quotable"]
+
+
+def quotable(passage: str, sentences: list[Sentence]) -> list[Sentence]:
+    """``sentences`` (of ``passage``) as a quote takes them: table rows under their
+    columns' names, label lines with their values, records whole."""
+    return _whole_records(passage, _with_values(passage, _named_cells(passage, sentences)))
+
+
+def _named_cells(passage: str, sentences: list[Sentence]) -> list[Sentence]:
+    """``sentences`` with each row of a Markdown table shown with its cells after their
+    column's names (tables.py): "| Header Col 1: Lorem ipsum | Header Col 2: A link
+    example |" says what stands under "Header Col 1", "| Lorem ipsum | A link example |"
+    does not. The header row of such a table is no quote: its names are in every row."""
+    if "|" not in passage:
+        return sentences
+    rows, headers = table_rows(passage)
+    out = []
+    for sentence in sentences:
+        line = sentence.text.strip()
+        if line in headers:
+            continue
+        if line in rows:
+            shown = labelled_row(rows[line], sentence.display)
+            sentence = Sentence(sentence.text, shown, sentence.fragment)
+        out.append(sentence)
+    return out
+
+
+# A label a line of its own stands for: up to this many words, ending with ":"
+# ("Chinese (traditional):") or without a sentence's end ("Latin"). Not a record's field
+# with its value ("Origin: Europe"), a record's key ("[iris]") nor a title broken where
+# its line ends ("Einführung in die").
+_VALUE_LABEL_WORDS = 3
+#: The most words of a paragraph a label line stands above that are quoted as its value.
+PARAGRAPH_WORDS = 80
+_NOT_LABEL = re.compile(r"[.!?。！？…]\W*$|^\[|(?<![\w-])[^\W\d_A-Z][^\W\d_]*$")
+
+
+def is_label_line(text: str, lines: Collection[str]) -> bool:
+    """Whether ``text`` is one of the passage's ``lines`` (stripped) and a label for
+    what stands under it ("Estonian", "Chinese (traditional):")."""
+    text = text.strip()
+    return (
+        text in lines
+        and len(text.split()) <= _VALUE_LABEL_WORDS
+        and (text.endswith(":") or not (":" in text or _NOT_LABEL.search(text)))
+    )
+
+
+def _with_values(passage: str, sentences: list[Sentence]) -> list[Sentence]:
+    """``sentences`` with each label line joined to the line under it, its value: quoted
+    alone, "Chinese (traditional):" does not say what the question asks of it ("How is
+    Hello World written in traditional Chinese?"), "Chinese (traditional): 你好世界" does;
+    so "Latin" above the Latin text of the declaration. Only where the two stand so in
+    the passage, a quote's words being the passage's ("3.5" above "- solar." is not
+    "3.5 solar."). A short paragraph under a label is its value whole: the Estonian
+    text's second sentence is the one that names reason and conscience."""
+    lines = {line.strip() for line in passage.splitlines()}
+    flat = " ".join(passage.split())
+    out: list[Sentence] = []
+    index = 0
+    while index < len(sentences):
+        sentence = sentences[index]
+        label = (
+            index + 1 < len(sentences)
+            and is_label_line(sentence.text, lines)
+            and f"{sentence.text} {sentences[index + 1].text}" in flat
+        )
+        if label:
+            members = [sentence, sentences[index + 1]]
+            paragraph = _paragraph(passage, sentence.text)
+            for after in sentences[index + 2 :]:
+                text = " ".join(m.text for m in [*members, after])
+                if (
+                    is_label_line(after.text, lines)  # the next label's value
+                    or len(text.split()) > PARAGRAPH_WORDS
+                    or text not in paragraph
+                ):
+                    break
+                members.append(after)
+            joined = " ".join(m.display for m in members)
+            out.append(Sentence(" ".join(m.text for m in members), joined, sentence.fragment))
+            index += len(members)
+            continue
+        out.append(sentence)
+        index += 1
+    return out
+
+
+def _paragraph(passage: str, label: str) -> str:
+    """The paragraph of ``passage`` that opens with the line ``label``, its words
+    joined by single spaces."""
+    start = passage.find(label)
+    end = passage.find("\n\n", start)
+    return " ".join(passage[start : None if end < 0 else end].split())
+
+
+# A record's field as a JSON entry writes it, one a line: "Miles_per_Gallon: 36.1".
+_FIELD = re.compile(r"[^\s:]+: \S.*")
+_FIELD_WORDS = 8
+
+
+def _whole_records(passage: str, sentences: list[Sentence]) -> list[Sentence]:
+    """``sentences`` with the fields of each record of ``passage`` (records.py) joined
+    into one sentence, "Name: ford fiesta; Miles_per_Gallon: 36.1; …": quoted alone, a
+    field does not say whose it is, and the best two of a passage may be two records'
+    ("Name: ford fiesta", then the next car's "Miles_per_Gallon: 13"). Only records of
+    short fields, one a line; a record of prose keeps its sentences."""
+    spans = record_spans(passage)
+    if not spans:
+        return sentences
+    placed: list[tuple[int | None, Sentence]] = []
+    cursor = 0
+    for sentence in sentences:
+        at = passage.find(sentence.text, cursor)
+        record = None
+        if at >= 0:
+            cursor = at + len(sentence.text)
+            record = next((i for i, (a, b) in enumerate(spans) if a <= at < b), None)
+        placed.append((record, sentence))
+    out: list[Sentence] = []
+    for record, group in itertools.groupby(placed, key=lambda pair: pair[0]):
+        members = [sentence for _, sentence in group]
+        if record is None or len(members) < 2 or not all(_is_field(s) for s in members):
+            out += members
+            continue
+        text = " ".join(s.text for s in members)
+        out.append(Sentence(text, "; ".join(s.display for s in members), members[0].fragment))
+    return out
+
+
+def _is_field(sentence: Sentence) -> bool:
+    text = sentence.text.strip()
+    return bool(_FIELD.fullmatch(text)) and len(text.split()) <= _FIELD_WORDS
