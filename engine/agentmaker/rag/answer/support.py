@@ -240,7 +240,7 @@ def check_sentence(
     # that says it seldom does ("we suggest …" of the National Weather Service's article).
     voices = {n for n in speaker_names(question) if any(named(n, e.folded) for e in evidence)}
     unheld = titles | tools | asked_for_codes(question) | voices
-    names = [n for n in names if n not in unheld]
+    names = [n for n in _parted(names, question, evidence) if n not in unheld]
     # So is the number in where the question says to look ("… according to the cover
     # page of its 10-K").
     numbers -= set(stated_numbers(source_of(question), words=True))
@@ -296,6 +296,33 @@ def check_sentence(
         return SentenceCheck(sentence, body, cited, supporting, claim=True, scores=scores)
     pair = _best_pair(claim, evidence, cited)
     return SentenceCheck(sentence, body, cited, pair, claim=True, joint=bool(pair))
+
+
+def _parted(names: list[str], question: str, evidence: Sequence[Evidence]) -> list[str]:
+    """``names`` (folded), each that no passage found states and that opens with a name
+    of ``question`` and goes on with words it lacks split there: "…slept beside Karataev
+    Azor." names Karataev, asked, and Azor, the answer. A name a passage states whole
+    stays one ("Baz Qux" is no "Baz" of the question's "Foo, Bar and Baz"), and so does
+    one opening with a word the question writes in lower case ("Marshal Davout" to
+    "which French marshal …")."""
+    asked = set(names_in(question))
+    question = fold(question)
+    parted: list[str] = []
+    for name in names:
+        words = name.split()
+        cut = next(
+            (
+                i
+                for i in range(len(words) - 1, 0, -1)
+                if f" {' '.join(words[:i])} " in asked and f" {words[i]} " not in question
+            ),
+            None,
+        )
+        if name in question or cut is None or any(named(name, e.folded) for e in evidence):
+            parted.append(name)
+        else:
+            parted += [f" {' '.join(words[:cut])} ", f" {' '.join(words[cut:])} "]
+    return parted
 
 
 #: The most words a quoted term of an answer has ("mõistus", "järki ja omatunto").

@@ -378,6 +378,26 @@ def test_a_name_of_the_question_another_passage_holds_is_its_setting() -> None:
     assert not check_sentence(asked, author, outline).supported
 
 
+def test_a_name_of_the_question_run_into_the_answers_is_two_names() -> None:
+    # The model ends on the question's "Karataev" and puts the answer straight after it.
+    shed = (
+        "This little dog lived in their shed, sleeping beside Karataev at night. It had no "
+        "name. The French called it Azor; the soldier who told stories called it Femgalka."
+    )
+    question = (
+        "In War and Peace, what did the French call the nameless little dog that stayed "
+        "with the prisoners and slept beside Karataev?"
+    )
+    answer = (
+        "The French called the nameless little dog that stayed with the prisoners and "
+        "slept beside Karataev Azor. [1]"
+    )
+    assert check_sentence(question, answer, [shed]).supporting == (1,)
+    # The answer's own name is still checked: the passage never calls the dog Sharik.
+    sharik = answer.replace("Azor", "Sharik")
+    assert not check_sentence(question, sharik, [shed]).supported
+
+
 def test_a_row_the_question_names_is_where_its_answer_stands() -> None:
     # "Business" is Item 1's, on page 4: not what Item 4 is.
     contents = (
