@@ -136,6 +136,9 @@ HELDOUT_SETS = {
     # New Chinese questions (other facts), same library as v8's, v14's, v18's, v23's and
     # v28's. Written in session 24 by a helper that did not read the answer code.
     "heldout33": (DATA / "answer_quality_heldout33.tsv", range(80, 88), range(88, 106)),
+    # New Chinese questions (other facts), same library as v2's, v9's, v12's, v19's, v24's
+    # and v29's. Written in session 25 by a helper that did not read the answer code.
+    "heldout34": (DATA / "answer_quality_heldout34.tsv", range(54, 62), range(62, 80)),
 }
 #: RGB-zh positions of the dev questions and their distractors.
 ZH_DEV, ZH_DEV_DISTRACTORS = range(0, 10), range(10, 30)
