@@ -19,7 +19,8 @@ model was given. A passage supports the sentence when
    "VA"; a tool the question writes in lower case, "poetry self update", need not stand
    in its own documentation when another passage names it; nor need one the question
    states that the sentence only echoes, "after the fires of Moscow", when another
-   passage found holds it and this one the sentence's own new name),
+   passage found holds it and this one the sentence's own new name; a name of the
+   question the sentence runs into its own, "…beside Karataev Azor.", is two names),
 3. most of its content words are in the passage (``min_coverage``; a paraphrase keeps
    most words, an answer from memory does not): of all its words, or of the words it
    adds to the question ("July 1805" to "In what month and year does the opening
