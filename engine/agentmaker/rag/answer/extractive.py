@@ -22,6 +22,7 @@ from collections import Counter
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 
+from agentmaker.rag.answer.grounding import stated_numbers
 from agentmaker.rag.answer.names import document_names, names_in, source_of, without_source
 from agentmaker.rag.answer.quotable import PARAGRAPH_WORDS, quotable
 from agentmaker.rag.answer.sentences import LABEL_WORDS, passage_sentences, split_sentences, terms
@@ -76,6 +77,9 @@ PREFERRED_BOOST = 2.0
 #: The weight of a term only the question's "according to …" clause holds: it says where
 #: to look, which most sentences of the passages found share, not which one answers.
 SOURCE_WEIGHT = 0.25
+# A question's opening "In …," clause, which says where to look too: "In Vivien's story in
+# the Understanding Breast Cancer booklet, for how long did she have chemo?".
+_WHERE = re.compile(r"\s*In\s+(?!(?:what|which|whose|how)\b)[^,?;]*,")
 #: Passages ranked up to here may add sentences besides the anchor's own passage; a
 #: passage further down only when it holds the focus word the answer still lacks.
 #: (Quotes in place of a model's answer use 0: on the 39 such quotes of the benchmark's
@@ -139,8 +143,9 @@ def extractive_answer(
     if not sentences or max_sentences < 1:
         return ExtractiveAnswer("", [])
     _without_locators(question, sentences, titles)
-    named = _named_terms(question, sentences)
-    idf = _score(question, sentences, named, _source_terms(question))
+    located = _source_terms(question)
+    named = _named_terms(question, sentences) - located
+    idf = _score(question, sentences, named, located)
     for s in sentences:
         if s.passage in prefer:
             s.score *= PREFERRED_BOOST
@@ -388,8 +393,19 @@ def _score(
         for term in s.matched:
             tf = s.terms[term]
             score += idf[term] * tf * (k1 + 1) / (tf + k1 * (1 - b + b * s.length / average))
-        if wants_number and score and _DIGIT.search(s.display):
+        # A number in words counts ("I had chemo for eight months" to "for how long…").
+        if (
+            wants_number
+            and score
+            and (_DIGIT.search(s.display) or stated_numbers(s.display, words=True))
+        ):
             score *= NUMBER_BOOST
+        if located and s.matched.issubset(located):
+            # Only where to look ("Vivien's story I was 31 when I was diagnosed with
+            # breast cancer." to "In Vivien's story in the Understanding Breast Cancer
+            # booklet, for how long did she have chemo?"): below a sentence with a word
+            # of what is asked, however many of the clause's words it holds.
+            score *= SOURCE_WEIGHT
         s.score = score
     return idf
 
@@ -411,11 +427,14 @@ def _named_terms(question: str, sentences: list[_Sentence]) -> frozenset[str]:
 def _source_terms(question: str) -> frozenset[str]:
     """The terms only the question's "according to …" clause holds ("blind", "text" of
     "According to the blind text in the outline PDF, what should match the language?"),
-    when the rest of it has terms of its own."""
-    asked = set(terms(without_source(question)))
+    or its opening "In …," clause ("In Vivien's story in the … booklet, …"), when the
+    rest of it has terms of its own."""
+    opening = _WHERE.match(question)
+    where = opening.group(0) if opening else ""
+    asked = set(terms(without_source(question[len(where) :])))
     if not asked:
         return frozenset()
-    return frozenset(set(terms(source_of(question))) - asked)
+    return frozenset(set(terms(source_of(question) + " " + where)) - asked)
 
 
 def _focus(question: str) -> str | None:

@@ -372,13 +372,19 @@ def test_the_words_of_a_documents_title_and_a_name_one_passage_holds() -> None:
     # words ("first article", "UDHR", "languages" and "version" of its opening line), and
     # the language it asks about by a name one passage alone holds.
     question = (
-        "In the file with the first article of the UDHR in all languages, which word of "
-        "the Welsh version stands for dignity?"
+        "Which word of the Welsh version in the file with the first article of the UDHR in "
+        "all languages stands for dignity?"
     )
     assert extractive_answer(question, UDHR).text.startswith("Universal Declaration")
     titles = ["UDHR_first_article_all"] * 3
     answer = extractive_answer(question, UDHR, titles=titles).text
     assert answer.startswith("Welsh Genir pawb") and answer.endswith("urddas a hawliau. [3]")
+    # Named in an opening "In …," clause, the file is where to look, titles or not.
+    opening = (
+        "In the file with the first article of the UDHR in all languages, which word of "
+        "the Welsh version stands for dignity?"
+    )
+    assert extractive_answer(opening, UDHR).text.startswith("Welsh Genir pawb")
 
 
 def test_words_the_question_quotes_count_whatever_the_title() -> None:
@@ -412,6 +418,31 @@ def test_the_words_of_an_according_to_clause_say_where_to_look() -> None:
         "There is no need for special content, but the length of words should match the "
         "language. [1]"
     )
+
+
+def test_an_opening_in_clause_says_where_to_look_and_a_number_may_be_in_words() -> None:
+    # corpus/good/failure-after-repair.pdf, p. 43: "Vivien's story" and the booklet's
+    # title say where to look; "chemo" and "how long" what is asked, which "eight" answers.
+    story = (
+        "Vivien's story I was 31 when I was diagnosed with breast cancer. It was pure "
+        "chance that I found a lump. I had chemo for eight months, and I worked during "
+        "treatment because I wanted to maintain a normal life."
+    )
+    contents = (
+        "Understanding Breast Cancer A guide for people with cancer and their families. "
+        "This booklet has been prepared to help you understand more about breast cancer. "
+        "Many people feel shocked and upset when told they have breast cancer. "
+        "We cannot give advice about the best treatment for you."
+    )
+    question = (
+        "In Vivien's story in the Understanding Breast Cancer booklet, for how long did she "
+        "have chemo?"
+    )
+    answer = extractive_answer(question, [story, contents], max_sentences=1).text
+    assert answer.startswith("I had chemo for eight months")
+    # Without the opening clause, the name it asks about still counts twice.
+    asked = "For how long did Vivien have chemo before her story?"
+    assert extractive_answer(asked, [story, contents], max_sentences=1).text.startswith("Vivien")
 
 
 def test_a_label_run_into_its_text_is_quoted_with_the_rest_of_it() -> None:
