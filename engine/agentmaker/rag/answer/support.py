@@ -106,6 +106,15 @@ _WRAPPED = re.compile(r"\[([^\[\]\s]+(?:\s+[^\[\]\s]+){2,})\]")
 # Where a passage stands, bracketed as the model copied it from the passage's header
 # ("is [3][46,852–46,891]."): no part of the sentence.
 _LOCATOR = re.compile(r"\s*\[[\d\s,.–-]+\]")
+# A question the model copied from a passage ("特拉斯这45天干了啥？", a headline): it asks,
+# it does not answer, unless what is asked for is a question or a heading ("Which FAQ
+# entry covers tox?" is answered by "Is tox supported?").
+_ASKING = re.compile(r"[?？]\s*$")
+_ASKS_FOR_WORDING = re.compile(
+    r"\b(?:question|entry|entries|heading|headings|title|titles|headline|faq|section)\b"
+    r"|问题|标题|题目",
+    re.IGNORECASE,
+)
 # Text in double quotes (the question, when the model quotes it whole).
 _QUOTED = re.compile(r"[\"“]([^\"“”]+)[\"”]")
 # Chinese characters that ask or join rather than name what a question is about.
@@ -217,6 +226,7 @@ def check_sentence(
         (not added and not new_numbers)
         or not unbracketed.strip(" .,:;")
         or _LIST_NUMBER.fullmatch(unbracketed.strip())
+        or (_ASKING.search(unbracketed) and not _ASKS_FOR_WORDING.search(question))
         or (
             cut_short(_LOCATOR.sub("", claimed))
             and not _says_more(question, unbracketed, question_numbers)
@@ -224,7 +234,8 @@ def check_sentence(
     ):
         # Nothing beyond the question's own words and numbers ("The default directory is
         # [4].", "2022年百花奖最佳影片奖 [1]"), a bracketed label ("[the-file-name]"), a
-        # list's number with nothing after it ("1. [1]"), or a label and a sentence cut
+        # list's number with nothing after it ("1. [1]"), a question copied from a
+        # passage ("特拉斯这45天干了啥？[4]"), or a label and a sentence cut
         # short where the answer should stand ("[exiledkingcc] is [1]."): it answers
         # nothing, whatever it cites.
         return SentenceCheck(sentence, body, cited, (), claim=False)

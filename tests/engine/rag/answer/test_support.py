@@ -580,6 +580,17 @@ def test_the_question_restated_with_another_ending_of_its_verb_is_no_claim() -> 
     assert check.claim and check.supported
 
 
+def test_a_question_copied_from_a_passage_is_no_claim() -> None:
+    # RGB-zh p03941 is a headline that asks; the model gave it back as the answer.
+    headline = ["英国史上任期最短的首相，特拉斯这45天干了啥？"]
+    asked = "英国首相特拉斯的名字又译作什么？"
+    assert not check_sentence(asked, "特拉斯这45天干了啥？[1]", headline).claim
+    # Asked for a question or a heading, a question answers.
+    faq = ["### Is tox supported?\n\n**Yes**. Provided that you are using tox >= 4."]
+    entry = check_sentence("Which FAQ entry is about tox 4?", "Is tox supported? [1]", faq)
+    assert entry.claim and entry.supported
+
+
 def test_a_sentence_cut_short_where_its_answer_should_stand_is_no_claim() -> None:
     question = "Which contributor added support for modern encryption schemes to PyPDF2?"
     passage = ["[exiledkingcc] added support for modern encryption schemes."]
