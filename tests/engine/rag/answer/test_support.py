@@ -109,8 +109,13 @@ def test_a_latin_name_inside_chinese_text_is_found() -> None:
     answer = "截至2021年底，B站“大会员”的数量达到了2010万。[1]"
     assert check_sentence("B站大会员的数量达到了多少？", answer, [passage]).supporting == (1,)
     assert not check_sentence(
-        "大会员的数量达到了多少？", answer.replace("B站", "A站"), [passage]
+        "大会员的数量达到了多少？", answer.replace("B站", "C站"), [passage]
     ).supported
+    # The name ends where the Chinese goes on: "B站的月活跃用户同比增长35" is none (the
+    # passage writes "月活用户").
+    q4 = "2021年B站公布财报。Q4 月活用户同比增长 35%，达2.72亿。"
+    users = "2021年第四季度，B站的月活跃用户同比增长35%，达2.72亿。[1]"
+    assert check_sentence("2021年第四季度，B站的月活跃用户达到了多少？", users, [q4]).supported
 
 
 def test_a_us_state_may_be_written_as_its_postal_code(good_dir: Path) -> None:
