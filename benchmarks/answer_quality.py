@@ -139,6 +139,10 @@ HELDOUT_SETS = {
     # New Chinese questions (other facts), same library as v2's, v9's, v12's, v19's, v24's
     # and v29's. Written in session 25 by a helper that did not read the answer code.
     "heldout34": (DATA / "answer_quality_heldout34.tsv", range(54, 62), range(62, 80)),
+    # New Chinese questions (other facts), same library as v1's, v10's, v15's, v20's, v25's
+    # and v30's. Written in session 25 by a helper that did not read the answer code, after
+    # v34 was committed.
+    "heldout35": (DATA / "answer_quality_heldout35.tsv", range(30, 36), range(36, 54)),
 }
 #: RGB-zh positions of the dev questions and their distractors.
 ZH_DEV, ZH_DEV_DISTRACTORS = range(0, 10), range(10, 30)
