@@ -23,7 +23,13 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 
 from agentmaker.rag.answer.grounding import stated_numbers
-from agentmaker.rag.answer.names import document_names, names_in, source_of, without_source
+from agentmaker.rag.answer.names import (
+    document_names,
+    fold,
+    names_in,
+    source_of,
+    without_source,
+)
 from agentmaker.rag.answer.quotable import PARAGRAPH_WORDS, quotable
 from agentmaker.rag.answer.sentences import LABEL_WORDS, passage_sentences, split_sentences, terms
 
@@ -199,11 +205,13 @@ def _labelled_text(
     (:func:`quotable.quotable`)."""
     best = chosen[0]
     opening = _OPENING_WORD.match(best.display)
+    # Compared folded, as names are: "Bokmål" is the question's "Norwegian Bokmål".
     names = set(terms(" ".join(names_in(without_source(question)))))
-    if not (best.matched and best.matched <= names and opening and terms(opening.group(1))):
+    matched = {fold(term).strip() for term in best.matched}
+    if not (matched and matched <= names and opening and terms(opening.group(1))):
         return []
     lines = {line.strip() for line in passages[best.passage - 1].splitlines()}
-    if terms(opening.group(1))[0] not in best.matched or opening.group(1) in lines:
+    if fold(opening.group(1)).strip() not in matched or opening.group(1) in lines:
         return []
     words = len(best.display.split())
     out = []
@@ -211,8 +219,9 @@ def _labelled_text(
         if s.passage != best.passage or s.position <= best.position or s in chosen:
             continue
         words += len(s.display.split())
-        if s.fragment or words > PARAGRAPH_WORDS:
-            break
+        after = _OPENING_WORD.match(s.display)
+        if s.fragment or words > PARAGRAPH_WORDS or (after and after[1] == opening[1]):
+            break  # … or the next label of its kind ("Norwegian, Nynorsk" after Bokmål's)
         out.append(s)
     return out
 

@@ -460,6 +460,17 @@ def test_a_label_run_into_its_text_is_quoted_with_the_rest_of_it() -> None:
     assert "bratrství" not in extractive_answer(asked, [czech], top_passages=0).text
     later = czech.replace("… Czech Všichni", "… Všichni Czech")
     assert "bratrství" not in extractive_answer(question, [later], top_passages=0).text
+    # A name with an accent matches as the question writes it, and the next label of its
+    # kind ends the text: Bokmål's, not Nynorsk's.
+    norwegian = (
+        "… Norwegian, Bokmål Alle mennesker er født frie og med samme menneskeverd og "
+        "menneskerettigheter. De er utstyrt med fornuft og samvittighet og bør handle mot "
+        "hverandre i brorskapets ånd. Norwegian, Nynorsk Alle menneske er fødde til fridom "
+        "og med same menneskeverd og menneskerettar. Dei har fått fornuft og samvit. …"
+    )
+    bokmal = "Which word does the Norwegian Bokmål version use for conscience?"
+    quote = extractive_answer(bokmal, ["सन्ति। अपि च", norwegian], top_passages=0).text
+    assert "fornuft og samvittighet" in quote and "Nynorsk" not in quote
 
 
 def test_a_link_broken_across_lines_is_no_quote() -> None:
