@@ -496,10 +496,21 @@ def cut_short(text: str) -> bool:
     return bool(_CUT_SHORT.search(text.strip()))
 
 
+# Where a clause after a comma opens that leaves the one before it whole: "…, which is".
+_CLAUSE_AFTER = re.compile(
+    r"(?:which|who|whom|whose|that|where|when|while|and|but|or|so)\b", re.IGNORECASE
+)
+
+
 def _says_more(question: str, text: str, question_numbers: set[str]) -> bool:
     """Whether ``text`` has a number or a name of its own beyond the question's ("the
     Niger River" in "The longest river in Africa is the Niger River, which is [3]."); a
-    common word does not do ("The data directory used by Poetry … is. [2]")."""
+    common word does not do ("The data directory used by Poetry … is. [2]"), nor a name
+    in a phrase before the clause that is cut ("In Seoul Korea, the address of Hyundai
+    Merchant Marine is. [1]")."""
+    *before, last = re.split(r"[,;:]\s+", text.strip())
+    if before and not _CLAUSE_AFTER.match(last):
+        return False
     if set(stated_numbers(text, words=True)) - question_numbers:
         return True
     return bool(new_names(question, text))

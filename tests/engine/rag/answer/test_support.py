@@ -609,6 +609,14 @@ def test_a_sentence_cut_short_where_its_answer_should_stand_is_no_claim() -> Non
     river = "The longest river in Africa is the Niger River, which is [1]."
     niger = check_sentence("What is the longest river in Africa?", river, ["Rivers of Europe."])
     assert niger.claim and not niger.supported
+    # A name in a phrase before the clause that is cut is no claim of its own: the
+    # address stops where it should stand.
+    member = ["Hyundai Merchant Marine Co., Ltd. 66 Chokson-dong, Jongro-ku, Seoul 110-052 Korea"]
+    where = "In which district of Seoul is the address of Hyundai Merchant Marine?"
+    cut = "In Seoul Korea, the address of Hyundai Merchant Marine is. [1]"
+    assert not check_sentence(where, cut, member).claim
+    whole = cut.replace("is. [1]", "is in Jongro-ku. [1]")
+    assert check_sentence(where, whole, member).supported
     # A bracketed answer is no cut: "… is [tesseract OCR engine]".
     ocr = "The best-known open source OCR software is [tesseract OCR engine] [1]."
     assert check_sentence(
