@@ -92,7 +92,10 @@ _ASKS_FOR_NUMBER = re.compile(
 # Questions whose answer is a name: "What was the name of…", "Who was the colonel…".
 _ASKS_FOR_NAME = re.compile(
     r"\b(what|which) (is|was|are|were) (the |his |her |its |their )?names?\b|\bthe name of\b"
-    r"|^\W*who (is|was|are|were) the\b",
+    r"|^\W*who (is|was|are|were) the\b"
+    # "Which law firm is …", "Which football club did …": a firm, a club, a place is named.
+    r"|^\W*(what|which) (\w+ )?(firm|company|corporation|club|team|bank|agency|airline|"
+    r"university|publisher|newspaper|city|town|country|state|county|province)\b",
     re.IGNORECASE,
 )
 # Quantities without digits besides number words: "twice", "a dozen", "a third", "三个";

@@ -143,6 +143,18 @@ def test_an_answer_to_a_question_for_a_name_states_a_name_the_question_lacks() -
     # A question that asks for no name is answered without one.
     checked = CheckedAnswer("Where did the diarist's thoughts go?", [home])
     assert checked.feed(reading) + checked.flush() == reading
+    # "Which law firm …" asks for a firm's name (held-out v34, unanswerable: the 10-K
+    # names its auditor's attestation, no counsel).
+    audit = "It was prepared by a registered public accounting firm that issued its audit report."
+    firm = "Which law firm is Galaxy Gaming's legal counsel, according to its 10-K?"
+    unnamed = (
+        "The law firm is a registered public accounting firm that issued its audit report. [1]"
+    )
+    checked = CheckedAnswer(firm, [audit])
+    assert checked.feed(unnamed) + checked.flush() == ""
+    counsel = "Snell & Wilmer is Galaxy Gaming's legal counsel."
+    checked = CheckedAnswer(firm, [counsel])
+    assert checked.feed("Snell & Wilmer is its legal counsel. [1]") + checked.flush() != ""
 
 
 def test_an_english_word_hyphened_onto_an_identifier_is_no_part_of_it() -> None:
