@@ -57,6 +57,7 @@ from agentmaker.rag.answer.focus import asked_records, asked_rows
 from agentmaker.rag.answer.grounding import stated_numbers
 from agentmaker.rag.answer.names import (
     CJK_CHAR,
+    IDENTIFIER,
     asked_for_codes,
     document_names,
     fold,
@@ -115,6 +116,8 @@ _ASKS_FOR_WORDING = re.compile(
     r"|问题|标题|题目",
     re.IGNORECASE,
 )
+# A label in brackets ("[project]", a TOML table's; one or two words).
+_LABEL = re.compile(r"\s*\[[^\[\]\s]+(?:\s+[^\[\]\s]+)?\]")
 # Text in double quotes (the question, when the model quotes it whole).
 _QUOTED = re.compile(r"[\"“]([^\"“”]+)[\"”]")
 # Chinese characters that ask or join rather than name what a question is about.
@@ -228,7 +231,7 @@ def check_sentence(
         or _LIST_NUMBER.fullmatch(unbracketed.strip())
         or (_ASKING.search(unbracketed) and not _ASKS_FOR_WORDING.search(question))
         or (
-            cut_short(_LOCATOR.sub("", claimed))
+            cut_short(_without_labels(_LOCATOR.sub("", claimed), passages))
             and not _says_more(question, unbracketed, question_numbers)
         )
     ):
@@ -502,6 +505,16 @@ _CLAUSE_AFTER = re.compile(
 )
 
 
+def _without_labels(text: str, passages: Sequence[str]) -> str:
+    """``text`` without the labels in brackets that a passage writes so ("[project]", a
+    TOML table's): a sentence that ends on one stops where its answer should stand ("…
+    is [project][1]."). A word in brackets no passage writes is the model's answer ("is
+    [LHR]")."""
+    return _LABEL.sub(
+        lambda m: "" if any(m.group(0).strip() in p for p in passages) else m.group(0), text
+    )
+
+
 def _says_more(question: str, text: str, question_numbers: set[str]) -> bool:
     """Whether ``text`` has a number or a name of its own beyond the question's ("the
     Niger River" in "The longest river in Africa is the Niger River, which is [3]."); a
@@ -549,14 +562,6 @@ def _share(words: AbstractSet[str], held: AbstractSet[str]) -> float:
     return len(words & held) / len(words) if words else 1.0
 
 
-# What a user types only when they mean that very thing: a dotted name, a command-line
-# option, a snake_case word ("installer.timeout", "--offline", "POETRY_CACHE_DIR").
-_IDENTIFIER = re.compile(
-    r"(?<![\w.-])[A-Za-z_][\w-]*\w(?:\.[A-Za-z_][\w-]*\w)+|(?<![\w-])--[a-z][\w-]*\w"
-    r"|\b\w+_\w+\b"
-)
-
-
 # An English word hyphened onto an identifier is no part of it: "a tool.poetry-only
 # configuration" names tool.poetry.
 _HYPHENED_WORD = re.compile(
@@ -573,6 +578,6 @@ def unmatched_identifiers(question: str, passages: Sequence[str]) -> list[str]:
     texts = [passage.lower() for passage in passages]
     return [
         name
-        for name in dict.fromkeys(m.group(0) for m in _IDENTIFIER.finditer(question))
+        for name in dict.fromkeys(m.group(0) for m in IDENTIFIER.finditer(question))
         if not any(_HYPHENED_WORD.sub("", name).lower() in text for text in texts)
     ]

@@ -609,6 +609,14 @@ def test_a_sentence_cut_short_where_its_answer_should_stand_is_no_claim() -> Non
     river = "The longest river in Africa is the Niger River, which is [1]."
     niger = check_sentence("What is the longest river in Africa?", river, ["Rivers of Europe."])
     assert niger.claim and not niger.supported
+    # A label the passage writes in brackets ends a sentence as "is" does; a word in
+    # brackets no passage writes is the model's answer (here unsupported).
+    extras = ['[project]\ndependencies = ["gunicorn[gevent] (>=20.1,<21.0)"]']
+    which = "In the dependency extras example, which extra of gunicorn is activated?"
+    label = "The extra of gunicorn activated in the example is [project][1]."
+    assert not check_sentence(which, label, extras).claim
+    lhr = check_sentence("What is the IATA code of Heathrow?", "It is [LHR][1].", ["GON"])
+    assert lhr.claim and not lhr.supported
     # A name in a phrase before the clause that is cut is no claim of its own: the
     # address stops where it should stand.
     member = ["Hyundai Merchant Marine Co., Ltd. 66 Chokson-dong, Jongro-ku, Seoul 110-052 Korea"]
