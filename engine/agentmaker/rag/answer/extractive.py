@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 
 from agentmaker.rag.answer.grounding import stated_numbers
 from agentmaker.rag.answer.names import (
+    IDENTIFIER,
     document_names,
     fold,
     names_in,
@@ -245,31 +246,51 @@ def _without_locators(question: str, sentences: list[_Sentence], titles: Sequenc
 def _labelled(
     question: str, chosen: list[_Sentence], headings: Sequence[str], anchor: int
 ) -> list[str]:
-    """Each chosen sentence as shown; when the question asks for a number, the first of
-    the best sentence's passage (``anchor``) after that passage's heading if the heading
-    holds a number its chosen sentences do not."""
+    """Each chosen sentence as shown; the first of the best sentence's passage
+    (``anchor``) after that passage's heading when the heading holds what the question
+    asks for and its chosen sentences do not (:func:`_heading_adds`)."""
     shown = [s.display for s in chosen]
-    if not _ASKS_NUMBER.search(question) or anchor > len(headings):
+    if anchor > len(headings):
         return shown
     heading = headings[anchor - 1]
-    if _adds_number(heading, " ".join(c.display for c in chosen if c.passage == anchor)):
+    if _heading_adds(question, heading, " ".join(c.display for c in chosen if c.passage == anchor)):
         first = next(i for i, s in enumerate(chosen) if s.passage == anchor)
         shown[first] = f"{heading}: {shown[first]}"
     return shown
 
 
 def with_heading(question: str, heading: str, text: str) -> str:
-    """The passage to quote from: ``text``, after its ``heading`` line when the question
-    asks for a number and only the heading holds it ("When was 5.0.0 released?" in a
-    changelog section under "Version 5.0.0, 2024-09-15": the heading may be the quote)."""
-    if heading and _ASKS_NUMBER.search(question) and _adds_number(heading, text):
+    """The passage to quote from: ``text``, after its ``heading`` line when only the
+    heading holds what the question asks for ("When was 5.0.0 released?" in a changelog
+    section under "Version 5.0.0, 2024-09-15": the heading may be the quote)."""
+    if heading and _heading_adds(question, heading, text):
         return f"{heading}\n\n{text}"
     return text
 
 
-def _adds_number(heading: str, text: str) -> bool:
-    """Whether ``heading`` holds a number ``text`` does not."""
-    return bool(set(_NUMBER.findall(heading)) - set(_NUMBER.findall(text)))
+# A question for a setting, an option, a command … by what it does: "Which Poetry
+# setting, introduced in 2.0.0, lets me enforce …?" is answered by the section's name
+# ("Available settings > installer.only-binary"), which its text seldom repeats.
+_ASKS_IDENTIFIER = re.compile(
+    r"\b(?:which|what)\s+(?:\w+\s+)?(?:setting|option|flag|command|(?:environment )?"
+    r"variable|key|parameter)\b",
+    re.IGNORECASE,
+)
+
+
+def _heading_adds(question: str, heading: str, text: str) -> bool:
+    """Whether ``heading`` holds what ``question`` asks for and ``text`` does not: a
+    number, when it asks for one; an identifier its last part names, when it asks for a
+    setting, an option or a command."""
+    if _ASKS_NUMBER.search(question):
+        return bool(set(_NUMBER.findall(heading)) - set(_NUMBER.findall(text)))
+    if _ASKS_IDENTIFIER.search(question):
+        last = heading.rsplit(" > ", 1)[-1]
+        return any(
+            m.group(0).lower() not in text.lower() and m.group(0) not in question
+            for m in IDENTIFIER.finditer(last)
+        )
+    return False
 
 
 @dataclass(frozen=True)

@@ -22,6 +22,7 @@ from collections.abc import Set as AbstractSet
 
 __all__ = [
     "CJK_CHAR",
+    "IDENTIFIER",
     "asked_for_codes",
     "document_names",
     "fold",
@@ -66,6 +67,12 @@ _CODE_WORD = re.compile(
     # A dotted name (a setting, a method, a file: "installer.max-workers",
     # "TreeObject.insert_child", "pyproject.toml") or a command-line option ("--offline").
     r"|(?<![\w.-])[A-Za-z_]\w+(?:\.[A-Za-z_][\w-]+)+|(?<![\w-])--[a-z][\w-]+"
+)
+#: What a user types only when they mean that very thing: a dotted name, a command-line
+#: option, a snake_case word ("installer.timeout", "--offline", "POETRY_CACHE_DIR").
+IDENTIFIER = re.compile(
+    r"(?<![\w.-])[A-Za-z_][\w-]*\w(?:\.[A-Za-z_][\w-]*\w)+|(?<![\w-])--[a-z][\w-]*\w"
+    r"|\b\w+_\w+\b"
 )
 # Words that open a sentence with a capital and are no part of a name: "Through the PyPI
 # JSON API, …" names "PyPI JSON API".

@@ -5,7 +5,12 @@ from __future__ import annotations
 import re
 
 import pytest
-from agentmaker.rag.answer.extractive import extractive_answer, split_sentences, terms
+from agentmaker.rag.answer.extractive import (
+    extractive_answer,
+    split_sentences,
+    terms,
+    with_heading,
+)
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
@@ -418,6 +423,27 @@ def test_the_words_of_an_according_to_clause_say_where_to_look() -> None:
         "There is no need for special content, but the length of words should match the "
         "language. [1]"
     )
+
+
+def test_a_heading_that_names_the_setting_asked_for_is_shown_with_the_quote() -> None:
+    # docs/configuration.md: the setting's name is its section's heading only.
+    text = (
+        "Environment Variable: POETRY_INSTALLER_ONLY_BINARY *Introduced in 2.0.0* When set, "
+        "this configuration allows users to enforce the use of binary distribution format "
+        "for all, none or specific packages."
+    )
+    heading = "Configuration > Available settings > installer.only-binary"
+    question = (
+        "Which Poetry setting, introduced in 2.0.0, lets me enforce the use of binary "
+        "distributions for all, none or specific packages?"
+    )
+    answer = extractive_answer(question, [text], headings=[heading]).text
+    assert answer.startswith(f"{heading}: Environment Variable")
+    assert with_heading(question, heading, text).startswith(heading)
+    # A question for something else is quoted without it.
+    other = "What format does the setting enforce for all, none or specific packages?"
+    assert extractive_answer(other, [text], headings=[heading]).text.startswith("Environment")
+    assert with_heading(other, heading, text) == text
 
 
 def test_an_opening_in_clause_says_where_to_look_and_a_number_may_be_in_words() -> None:
