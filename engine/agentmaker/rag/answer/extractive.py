@@ -186,8 +186,35 @@ def extractive_answer(
     chosen.sort(key=lambda s: (s.passage, s.position))
     citations = [(s.passage, s.text) for s in chosen]
     shown = _labelled(question, chosen, headings, anchor)
+    shown = [
+        f"{d} {code}" if (code := _code_after(s, passages)) else d
+        for s, d in zip(chosen, shown, strict=True)
+    ]
     text = " ".join(f"{display} [{s.passage}]" for s, display in zip(chosen, shown, strict=True))
     return ExtractiveAnswer(text, citations)
+
+
+# A code block right after a sentence: its first lines.
+_CODE_AFTER = re.compile(r"\s*```[^\n]*\n(.*?)(?:```|\Z)", re.DOTALL)
+#: Lines of a code block a sentence that introduces it ("Example:") is quoted with.
+CODE_LINES = 2
+
+
+def _code_after(sentence: _Sentence, passages: Sequence[str]) -> str:
+    """The first lines of the code block ``sentence`` introduces ("Example (from
+    poetry-plugin-export):" above ``[project.entry-points."poetry.application.plugin"]``),
+    on one line; "" when it introduces none. Code is not quoted for itself (its words
+    match any question about it), but a sentence that ends in a colon says nothing
+    without what follows it."""
+    if not sentence.display.rstrip().endswith(":"):
+        return ""
+    passage = passages[sentence.passage - 1]
+    at = passage.find(sentence.text)
+    block = _CODE_AFTER.match(passage, at + len(sentence.text)) if at >= 0 else None
+    if block is None:
+        return ""
+    lines = [line.strip() for line in block.group(1).splitlines() if line.strip()]
+    return " ".join(lines[:CODE_LINES])
 
 
 # A sentence that opens with a name: "… Czech Všichni lidé …" ("…" where a passage was cut).

@@ -446,6 +446,24 @@ def test_a_heading_that_names_the_setting_asked_for_is_shown_with_the_quote() ->
     assert with_heading(other, heading, text) == text
 
 
+def test_a_sentence_that_introduces_code_is_quoted_with_its_first_lines() -> None:
+    # docs/pyproject.md: the entry-point group stands in the example's code only.
+    docs = (
+        "Entry points can be used to define plugins for your package.\n\n"
+        "Example (from [`poetry-plugin-export`](https://github.com/python-poetry/x)):\n\n"
+        '```toml\n[project.entry-points."poetry.application.plugin"]\n'
+        'export = "poetry_plugin_export.plugins:ExportApplicationPlugin"\n'
+        'other = "third line"\n```\n'
+    )
+    question = "Under which entry-point group does the example from poetry-plugin-export register?"
+    quote = extractive_answer(question, [docs]).text
+    assert 'Example (from poetry-plugin-export): [project.entry-points."poetry.application' in quote
+    assert "ExportApplicationPlugin" in quote and "third line" not in quote
+    # A sentence that does not end in a colon is quoted alone.
+    plain = docs.replace("/x)):", "/x)).")
+    assert "poetry.application.plugin" not in extractive_answer(question, [plain]).text
+
+
 def test_an_opening_in_clause_says_where_to_look_and_a_number_may_be_in_words() -> None:
     # corpus/good/failure-after-repair.pdf, p. 43: "Vivien's story" and the booklet's
     # title say where to look; "chemo" and "how long" what is asked, which "eight" answers.
