@@ -143,6 +143,10 @@ HELDOUT_SETS = {
     # and v30's. Written in session 25 by a helper that did not read the answer code, after
     # v34 was committed.
     "heldout35": (DATA / "answer_quality_heldout35.tsv", range(30, 36), range(36, 54)),
+    # New Chinese questions (other facts), same library as v4's, v7's, v11's, v16's, v21's,
+    # v26's and v31's. Written in session 25 by a helper that did not read the answer code,
+    # after v35 was committed.
+    "heldout36": (DATA / "answer_quality_heldout36.tsv", range(106, 114), range(114, 132)),
 }
 #: RGB-zh positions of the dev questions and their distractors.
 ZH_DEV, ZH_DEV_DISTRACTORS = range(0, 10), range(10, 30)
