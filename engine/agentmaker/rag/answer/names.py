@@ -39,7 +39,7 @@ CJK_CHAR = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
 # A name: capitalised words in a row ("Sala Baker", "Bankruptcy Reform Act"), allowing
 # "of"/"the"/"de" inside; or a single ALL-CAPS / snake_case / CamelCase word.
 # A capitalised word ends where Chinese begins: "B站的月活跃用户" names "B" at most.
-_CAP = r"[A-Z](?:(?![\u3400-\u4dbf\u4e00-\u9fff])[\w'’.-])*"
+_CAP = rf"[A-Z](?:(?!{CJK_CHAR.pattern})[\w'’.-])*"
 # Words for a document: "the DPR paper", "the Poetry FAQ", "the Vega dataset descriptions",
 # "the DPR authors" (a paper says "we").
 _DOCUMENT_WORDS = frozenset(
