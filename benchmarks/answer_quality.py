@@ -147,6 +147,9 @@ HELDOUT_SETS = {
     # v26's and v31's. Written in session 25 by a helper that did not read the answer code,
     # after v35 was committed.
     "heldout36": (DATA / "answer_quality_heldout36.tsv", range(106, 114), range(114, 132)),
+    # New Chinese questions (other facts), same library as v5's, v6's, v13's, v17's, v22's,
+    # v27's and v32's. Written in session 26 by a helper that did not read the answer code.
+    "heldout37": (DATA / "answer_quality_heldout37.tsv", range(132, 140), range(140, 150)),
 }
 #: RGB-zh positions of the dev questions and their distractors.
 ZH_DEV, ZH_DEV_DISTRACTORS = range(0, 10), range(10, 30)
