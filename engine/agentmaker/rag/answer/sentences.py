@@ -89,6 +89,8 @@ _END = re.compile(r"[。！？]+[”’」』）\)\]\"']*|[.!?]+[”’\"'\)\]]*
 _SPACE = re.compile(r"\s+")
 # Dotted initials without their last dot: "R.A", "J.R.R".
 _INITIALS = re.compile(r"(?:[A-Z]\.)+[A-Z]$")
+# The next of spaced initials: "S. " of "U. S. Energy".
+_NEXT_INITIAL = re.compile(r"[A-Z]\.(?:\s|$)")
 
 
 def _normalise(text: str) -> str:
@@ -119,6 +121,8 @@ def is_abbreviation(text: str, dot: int) -> bool:
     if _INITIALS.match(word) and following[:1].isupper():
         return True  # initials before a name: "by R.A. Fisher in 1936", "J.R.R. Tolkien"
     if len(word) == 1 and word.isupper():
+        if _NEXT_INITIAL.match(following):
+            return True  # spaced initials: "the U. S. Energy Information Administration"
         # An initial ("J. Smith", "John F. Kennedy") - but not "vitamin C. It".
         previous, _ = _word_before(text, len(text[:start].rstrip()))
         return not previous or previous[:1].isupper() or previous[-1] in ".!?"

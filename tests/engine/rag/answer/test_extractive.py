@@ -45,6 +45,11 @@ def norm(text: str) -> str:
             ["We used vitamin C.", "It helped (Smith et al. 2019 agree).", "The U.S. Army agreed."],
         ),
         (
+            # Spaced initials after a lower-case word are one name: "the U. S. Energy …".
+            "It was published by the U. S. Energy Information Administration. It is free.",
+            ["It was published by the U. S. Energy Information Administration.", "It is free."],
+        ),
+        (
             "Version 2.0 costs $4.99. Pi is about 3.14159.",
             ["Version 2.0 costs $4.99.", "Pi is about 3.14159."],
         ),

@@ -157,6 +157,10 @@ def test_dotted_initials_do_not_end_a_sentence() -> None:
     ]
     # A single capital after a lower-case word still ends a sentence: "vitamin C. It".
     assert len(split_answer("It is rich in vitamin C. It is cheap. [1]")) == 2
+    # Spaced initials are one name, wherever they stand: the marker goes after it (v36's
+    # "published by the U. [1] S. Energy Information Administration [1]").
+    text = "It was published by the U. S. Energy Information Administration. [1]"
+    assert split_answer(text) == [text]
 
 
 def test_a_pointer_goes_on_from_the_models_own_sentence(library: Library) -> None:
