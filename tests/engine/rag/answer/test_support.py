@@ -803,6 +803,28 @@ def test_a_tool_the_question_names_by_its_command_need_not_stand_in_its_own_docs
     assert not check_sentence(asked, roberts, [goal, "Iwan Roberts played for Norwich."]).supported
 
 
+def test_a_single_letter_of_the_question_is_no_name_to_check() -> None:
+    # v36: "the C compiler" of the question, echoed, withheld the answer: the passage's
+    # example writes `"CC": "gcc"`, never "C" alone.
+    section = (
+        "installer.build-config-settings.<package-name>\nConfigure PEP 517 config settings "
+        "to be passed to a package's build backend. poetry config --local "
+        'installer.build-config-settings.grpcio \'{"CC": "gcc"}\''
+    )
+    question = (
+        "In Poetry's configuration docs, for which package does the example of "
+        "installer.build-config-settings pass build settings such as the C compiler?"
+    )
+    said = (
+        "The example of `installer.build-config-settings` in Poetry's configuration docs "
+        "passes build settings such as the C compiler for the package `grpcio`. [1]"
+    )
+    assert check_sentence(question, said, [section]).supporting == (1,)
+    # Its words still count: another package is not said.
+    other = said.replace("grpcio", "numpy")
+    assert not check_sentence(question, other, [section]).supported
+
+
 def test_the_gate_weighs_what_is_asked_not_where_to_look() -> None:
     # "according to the cars data": a record says neither "according" nor "data".
     records = "\n".join(
@@ -817,3 +839,41 @@ def test_the_gate_weighs_what_is_asked_not_where_to_look() -> None:
         "How much does the buick electra 225 custom weigh, in pounds, according to the cars data?"
     )
     assert passages_answer_question(question, [f"cars — [101]–[103]\n{records}"], [None])
+
+
+def test_the_gate_asks_the_model_when_a_named_record_holds_the_field_asked_for() -> None:
+    # v36: "weigh", "pounds" and "much" stand in no record ("Weight_in_lbs"), and a
+    # passage of many records holds too little of the question by its words.
+    rows = [
+        ("ford fiesta", 1800),
+        ("mazda glc deluxe", 1985),
+        ("dodge diplomat", 3735),
+        ("mercury monarch ghia", 3955),
+    ]
+    records = "\n".join(
+        f"[{n}]\nName: {name}\nMiles_per_Gallon: 20\nCylinders: 8\nHorsepower: 90\n"
+        f"Weight_in_lbs: {lbs}\nAcceleration: 14\nOrigin: USA\n"
+        for n, (name, lbs) in enumerate(rows, start=252)
+    )
+    prose = "Dodge and Plymouth made cars. A dodge is much like a trick."
+    question = "How much does the dodge diplomat weigh, in pounds, according to the cars data?"
+    passages = [f"cars — [252]–[255]\n{records}", prose]
+    assert passages_answer_question(question, passages, [None, None])
+    # A field no record has ("seats") is no reason to ask.
+    seats = "How many seats does the dodge diplomat have, in pounds, according to the cars data?"
+    assert not passages_answer_question(seats, passages, [None, None])
+
+
+def test_the_gate_weighs_a_name_without_the_phrase_that_describes_it() -> None:
+    # v36: "…, one of the authors of the DPR paper," is said where the paper lists its
+    # authors, not beside Danqi Chen's university.
+    authors = (
+        "Dense Passage Retrieval for Open-Domain Question Answering\n"
+        "Sewon Min, Patrick Lewis, Danqi Chen‡, Wen-tau Yih\n"
+        "Facebook AI †University of Washington ‡Princeton University"
+    )
+    abstract = "Open-domain question answering relies on efficient passage retrieval."
+    question = "At which university is Danqi Chen, one of the authors of the DPR paper, affiliated?"
+    assert passages_answer_question(question, [authors, abstract], [None, None])
+    # Without the name's passage, the phrase is not what passes the gate.
+    assert not passages_answer_question(question, [abstract], [None])
