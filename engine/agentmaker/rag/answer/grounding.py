@@ -13,7 +13,13 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-__all__ = ["held_numbers", "numbers_in", "stated_numbers", "unsupported_numbers"]
+__all__ = [
+    "held_numbers",
+    "numbers_in",
+    "outside_names",
+    "stated_numbers",
+    "unsupported_numbers",
+]
 
 _MARKER = re.compile(r"\[\d+\]")
 # ASCII digits only; not inside a longer number (Chinese text has no spaces: "造成12人").
@@ -69,9 +75,25 @@ def numbers_in(text: str) -> set[str]:
 _FOOTNOTED = re.compile(r"(\d+)\.\d(?=\s+[A-Z…]|\s*$)")
 
 
+# A number inside a hyphenated name, the 2 of "BSD-2-Clause" and the 2.1 of
+# "LGPL-2.1-only", or a version ending a capitalised one, the 2.0 of "Apache-2.0".
+_IN_NAME = re.compile(
+    r"(\b[A-Za-z]\w*-)[0-9]+(?:\.[0-9]+)*(?=-[A-Za-z])|(\b[A-Z][A-Za-z]*-)[0-9]+\.[0-9]+(?![\w.-])"
+)
+
+
+def outside_names(text: str) -> str:
+    """``text`` without the numbers that are part of a hyphenated name ("BSD-2-Clause"):
+    no quantity a passage states (it did not say "2" of how many keywords a package may
+    list), nor one an answer naming the licence states."""
+    return _IN_NAME.sub(lambda m: f"{m.group(1) or m.group(2)} ", text)
+
+
 def held_numbers(text: str) -> set[str]:
-    """The numbers a passage's ``text`` holds (:func:`numbers_in`), and each number a
-    footnote's is glued to ("85" of "the age of 85.2 About 120 men")."""
+    """The numbers a passage's ``text`` holds (:func:`numbers_in`) outside hyphenated
+    names, and each number a footnote's is glued to ("85" of "the age of 85.2 About 120
+    men")."""
+    text = outside_names(text)
     return numbers_in(text) | {m.group(1) for m in _FOOTNOTED.finditer(text)}
 
 
@@ -94,7 +116,7 @@ def stated_numbers(text: str, *, words: bool = False) -> list[str]:
 def unsupported_numbers(answer: str, passages: Sequence[str]) -> list[str]:
     """The numbers in ``answer`` (its ``[n]`` markers aside) that no passage holds, in
     the order they appear."""
-    stated = _NUMBER.findall(_MARKER.sub(" ", answer))
+    stated = _NUMBER.findall(outside_names(_MARKER.sub(" ", answer)))
     if not stated:
         return []
     held: set[str] = set()

@@ -54,7 +54,7 @@ from dataclasses import dataclass
 from agentmaker.rag.answer.dates import Date, numeric_dates, without_dates
 from agentmaker.rag.answer.evidence import Evidence, passage_evidence
 from agentmaker.rag.answer.focus import asked_records, asked_rows
-from agentmaker.rag.answer.grounding import stated_numbers
+from agentmaker.rag.answer.grounding import outside_names, stated_numbers
 from agentmaker.rag.answer.names import (
     CJK_CHAR,
     IDENTIFIER,
@@ -217,7 +217,7 @@ def check_sentence(
     claimed = _without_question(body, question)
     words = set(terms(claimed)) - _META
     # A date in numbers is checked whole (dates.py), not as three numbers.
-    numbers = set(stated_numbers(without_dates(claimed), words=True))
+    numbers = set(stated_numbers(outside_names(without_dates(claimed)), words=True))
     quoted = _quoted_words(claimed, question)
     # A single letter of the question is too short to check as a name: "the C compiler",
     # echoed, is no name a passage writing `"CC": "gcc"` must state (its words still
@@ -263,7 +263,9 @@ def check_sentence(
     # So is the number in where the question says to look ("… according to the cover
     # page of its 10-K").
     numbers -= set(stated_numbers(source_of(question), words=True))
-    asked = [name for name in names if name in fold(question)]
+    # A name the question states, possessive and all ("Ilagin's Erza" is " ilagin erza "
+    # as a name, " ilagin s erza " in the folded question).
+    asked = [name for name in names if name in fold(question) or name in asked_names]
     asking = question_terms - _META
     # An answer without the question's words ("Mathieu Fenniak [4]") claims the whole
     # question of it: its passage must be about the question too (not about where the

@@ -6,7 +6,8 @@ import asyncio
 from pathlib import Path
 
 from agentmaker.library import Library
-from agentmaker.rag.answer.grounding import unsupported_numbers
+from agentmaker.rag.answer.grounding import held_numbers, unsupported_numbers
+from agentmaker.rag.answer.support import check_sentence
 from agentmaker.testing import FakeEmbedder, ScriptedLLM
 
 
@@ -46,3 +47,25 @@ def test_the_answer_carries_the_numbers_to_check(tmp_path: Path) -> None:
         assert asyncio.run(library.rag.ask("How much did it cost in 1999?")).unsupported == []
     finally:
         library.close()
+
+
+def test_a_number_inside_a_hyphenated_name_is_no_quantity() -> None:
+    # v37: "2" of "BSD-2-Clause" and "GPL-2.0-only" answered how many keywords a
+    # package may list at most (unanswerable).
+    licences = (
+        "### license\nThe license of the package. The recommended notation for the most "
+        "common licenses is (alphabetical):\n* Apache-2.0\n* BSD-2-Clause\n* GPL-2.0-only\n"
+        "* LGPL-2.1-or-later\n* MIT"
+    )
+    assert held_numbers(licences) == set()
+    assert held_numbers("COVID-19 in 2020, version 2.0 of utf-8") == {"19", "2020", "2", "8"}
+    question = (
+        "According to Poetry's pyproject.toml docs, how many keywords may a package list at most?"
+    )
+    said = "The number of keywords that a package may list at most is 2. [1]"
+    assert not check_sentence(question, said, [licences]).supported
+    # Naming the licence states no number the passage must hold, and none is flagged.
+    named = "The license BSD-2-Clause is among the most common licenses. [1]"
+    asked = "Which licenses does Poetry recommend?"
+    assert check_sentence(asked, named, [licences]).supporting == (1,)
+    assert unsupported_numbers(named, [licences]) == []

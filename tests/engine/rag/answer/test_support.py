@@ -877,3 +877,21 @@ def test_the_gate_weighs_a_name_without_the_phrase_that_describes_it() -> None:
     assert passages_answer_question(question, [authors, abstract], [None, None])
     # Without the name's passage, the phrase is not what passes the gate.
     assert not passages_answer_question(question, [abstract], [None])
+
+
+def test_a_name_the_question_writes_with_a_possessive_is_asked() -> None:
+    # v37: "Ilagin's Erza" is the name " ilagin erza ", which the folded question writes
+    # as "ilagin s erza": taken for a new name of the answer, it withheld "Rugayushka".
+    field = "Ilagin rode up with his borzoi. Erza, the red-spotted bitch, ran first."
+    hunt = (
+        'He saw in Erza and "Uncle\'s" red Rugay two rivals. The borzois did not overtake '
+        'the hare so quickly. "Rugay, Rugayushka!" Uncle cried as his borzoi took it.'
+    )
+    question = (
+        "What is the name of 'Uncle's' red borzoi that outruns Ilagin's Erza and takes the hare?"
+    )
+    said = "'Uncle's' red borzoi that outruns Ilagin's Erza and takes the hare is Rugayushka. [2]"
+    assert check_sentence(question, said, [field, hunt]).supporting == (2,)
+    # The answer's own name is still checked.
+    milka = said.replace("Rugayushka", "Milka")
+    assert not check_sentence(question, milka, [field, hunt]).supported
