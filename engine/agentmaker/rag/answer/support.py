@@ -307,6 +307,7 @@ def check_sentence(
         dates,
         setting,
         frozenset(quoted),
+        frozenset(numbers & question_numbers),
     )
     ranked = sorted(
         ((score, n) for n, e in enumerate(evidence, start=1) if (score := claim.held_by(e))),
@@ -401,6 +402,8 @@ class _Claim:
     setting: frozenset[str] = frozenset()
     #: The terms of :attr:`names` the claim quotes (``_quoted_words``).
     quoted: frozenset[str] = frozenset()
+    #: The numbers of :attr:`numbers` the question states too ("In pypdf 6.0.0, …").
+    echoed_numbers: frozenset[str] = frozenset()
 
     def _names_held(self, evidence: Evidence) -> bool:
         """Whether ``evidence`` states the claim's names: all of them, or its own new
@@ -459,6 +462,10 @@ class _Claim:
         # ("Roberts signed for Norwich City in 2004" from his infobox and a passage on
         # his Gillingham debut).
         if not all(named(name, evidence.folded) for name in self.asked):
+            return False
+        # So is every number of the question it repeats: "In pypdf 6.0.0, mypy was
+        # updated to 1.16.0" is not pieced from 6.0.0's section and 5.6.0's mypy update.
+        if not self.echoed_numbers <= evidence.numbers:
             return False
         new_names = (name for name in self.names if name not in self.asked)
         return bool(self.numbers & evidence.numbers) or any(

@@ -895,3 +895,18 @@ def test_a_name_the_question_writes_with_a_possessive_is_asked() -> None:
     # The answer's own name is still checked.
     milka = said.replace("Rugayushka", "Milka")
     assert not check_sentence(question, milka, [field, hunt]).supported
+
+
+def test_a_pair_holds_the_number_the_question_names_in_both() -> None:
+    # v37: "In pypdf 6.0.0, mypy was updated to version 1.16.0." was pieced together from
+    # 6.0.0's section (mypy 1.17.0) and 5.6.0's (mypy 1.16.0).
+    older = "CHANGELOG > Version 5.6.0, 2025-06-01 > Code Style (STY)\n- Update to mypy 1.16.0"
+    newer = (
+        "CHANGELOG > Version 6.0.0, 2025-08-11 > Developer Experience (DEV)\n"
+        "- Update code style related libraries\n- Update mypy to 1.17.0"
+    )
+    question = "In pypdf 6.0.0, to which version was mypy updated?"
+    wrong = "In pypdf 6.0.0, mypy was updated to version 1.16.0. [1][2]"
+    assert not check_sentence(question, wrong, [older, newer]).supported
+    right = "In pypdf 6.0.0, mypy was updated to version 1.17.0. [2]"
+    assert check_sentence(question, right, [older, newer]).supporting == (2,)
