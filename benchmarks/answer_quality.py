@@ -150,6 +150,10 @@ HELDOUT_SETS = {
     # New Chinese questions (other facts), same library as v5's, v6's, v13's, v17's, v22's,
     # v27's and v32's. Written in session 26 by a helper that did not read the answer code.
     "heldout37": (DATA / "answer_quality_heldout37.tsv", range(132, 140), range(140, 150)),
+    # New Chinese questions (other facts), same library as v3's, v8's, v14's, v18's, v23's,
+    # v28's and v33's. Written in session 26 by a helper that did not read the answer code,
+    # after v37 was committed and run.
+    "heldout38": (DATA / "answer_quality_heldout38.tsv", range(80, 88), range(88, 106)),
 }
 #: RGB-zh positions of the dev questions and their distractors.
 ZH_DEV, ZH_DEV_DISTRACTORS = range(0, 10), range(10, 30)
