@@ -26,6 +26,7 @@ __all__ = [
     "asked_for_codes",
     "document_names",
     "fold",
+    "language_names",
     "named",
     "names_in",
     "proper_words",
@@ -236,6 +237,26 @@ _SPEAKING = frozenset(
         "invite invites invited ask asks asked",
     )
 )
+
+
+# Languages a question names ("the German name", "the Breton version"): a passage seldom
+# names the language it is written in.
+_LANGUAGES = frozenset(
+    re.findall(
+        r"\w+",
+        "english german french spanish italian portuguese dutch russian chinese japanese "
+        "korean arabic latin greek hebrew breton welsh irish scottish norwegian swedish "
+        "danish finnish icelandic faroese polish czech slovak hungarian romanian bulgarian "
+        "ukrainian turkish persian hindi bengali vietnamese thai indonesian malay swahili "
+        "luxembourgish catalan basque galician esperanto",
+    )
+)
+
+
+def language_names(question: str) -> frozenset[str]:
+    """The names (folded) of languages ``question`` writes: " german " of "what German
+    name is given for GLn(K)?"."""
+    return frozenset(n for n in names_in(question) if n.strip() in _LANGUAGES)
 
 
 @functools.lru_cache(maxsize=256)

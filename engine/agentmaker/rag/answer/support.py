@@ -61,6 +61,7 @@ from agentmaker.rag.answer.names import (
     asked_for_codes,
     document_names,
     fold,
+    language_names,
     named,
     names_in,
     source_of,
@@ -258,7 +259,8 @@ def check_sentence(
     # What the question quotes as speaking, when a passage found names it: the passage
     # that says it seldom does ("we suggest …" of the National Weather Service's article).
     voices = {n for n in speaker_names(question) if any(named(n, e.folded) for e in evidence)}
-    unheld = titles | tools | asked_for_codes(question) | voices
+    # So is the language the question names ("the German name …" of a German passage).
+    unheld = titles | tools | asked_for_codes(question) | voices | language_names(question)
     names = [n for n in _parted(names, question, evidence) if n not in unheld]
     # So is the number in where the question says to look ("… according to the cover
     # page of its 10-K").

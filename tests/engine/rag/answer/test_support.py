@@ -910,3 +910,21 @@ def test_a_pair_holds_the_number_the_question_names_in_both() -> None:
     assert not check_sentence(question, wrong, [older, newer]).supported
     right = "In pypdf 6.0.0, mypy was updated to version 1.17.0. [2]"
     assert check_sentence(question, right, [older, newer]).supporting == (2,)
+
+
+def test_a_language_the_question_names_need_not_stand_in_the_passage() -> None:
+    # v38: the German notes' symbol list never says "German": "the German name" of the
+    # question, echoed, withheld the answer.
+    symbols = (
+        "Symbolverzeichnis\nHomöo(X) Homöomorphismengruppe Iso(X) Isometriengruppe "
+        "GLn(K) Allgemeine lineare Gruppe (von General Linear Group)"
+    )
+    question = (
+        "In the symbol list of the geometry and topology lecture notes, what German name is "
+        "given for GLn(K)?"
+    )
+    said = 'GLn(K) is given the German name "Allgemeine lineare Gruppe" [1].'
+    assert check_sentence(question, said, [symbols]).supporting == (1,)
+    # The answer's own name is still checked.
+    other = said.replace("Allgemeine lineare Gruppe", "Spezielle lineare Gruppe")
+    assert not check_sentence(question, other, [symbols]).supported
