@@ -82,10 +82,27 @@ _IN_NAME = re.compile(
 )
 
 
+# A power of ten written with a caret, a minus sign or a superscript ("10−5", "10^-5",
+# "10⁻⁵"; an ASCII hyphen is left alone: "10-5" may be a score or a range).
+_SUPERSCRIPTS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻", "0123456789-")
+_POWER = re.compile(
+    r"(?<![0-9.,])10(?:\s?\^\s?(?P<caret>[-−]?)|(?P<minus>−)|(?P<raised>⁻?)(?=[⁰¹²³⁴⁵⁶⁷⁸⁹]))"
+    r"(?P<exponent>[0-9]{1,3}(?![0-9])|[⁰¹²³⁴⁵⁶⁷⁸⁹]+)"
+)
+
+
+def _scientific(match: re.Match[str]) -> str:
+    negative = bool(match["caret"] or match["minus"] or match["raised"])
+    return f"1e{'-' if negative else ''}{match['exponent'].translate(_SUPERSCRIPTS)}"
+
+
 def outside_names(text: str) -> str:
     """``text`` without the numbers that are part of a hyphenated name ("BSD-2-Clause"):
     no quantity a passage states (it did not say "2" of how many keywords a package may
-    list), nor one an answer naming the licence states."""
+    list), nor one an answer naming the licence states. A power of ten is written as
+    "1e-5": its 10 is no quantity either ("a learning rate of 10−5" states no ten
+    warm-up steps)."""
+    text = _POWER.sub(_scientific, text)
     return _IN_NAME.sub(r"\1\2 ", text)  # the name kept, its number gone
 
 

@@ -69,3 +69,22 @@ def test_a_number_inside_a_hyphenated_name_is_no_quantity() -> None:
     asked = "Which licenses does Poetry recommend?"
     assert check_sentence(asked, named, [licences]).supporting == (1,)
     assert unsupported_numbers(named, [licences]) == []
+
+
+def test_the_ten_of_a_power_of_ten_is_no_quantity() -> None:
+    # v38 (unanswerable): "How many warm-up steps …?" was answered "10" from the DPR
+    # paper's "a learning rate of 10−5 using Adam, linear scheduling with warm-up".
+    dpr = [
+        "We trained the question and passage encoders for up to 40 epochs, with a learning "
+        "rate of 10−5 using Adam, linear scheduling with warm-up and dropout rate 0.1."
+    ]
+    said = "The DPR authors used 10 warm-up steps for their linear learning rate schedule. [1]"
+    assert unsupported_numbers(said, dpr) == ["10"]
+    question = "How many warm-up steps did the DPR authors use for their learning rate schedule?"
+    assert not check_sentence(question, said, dpr).supported
+    # The power itself, however it is written, is held; a wrong exponent is not.
+    for rate in ("10−5", "10^-5", "10⁻⁵"):
+        assert unsupported_numbers(f"The learning rate was {rate}. [1]", dpr) == []
+    assert unsupported_numbers("The learning rate was 10^-4. [1]", dpr) == ["4"]
+    # An ASCII hyphen is a score or a range, not a power.
+    assert held_numbers("won 10-5 after extra time") == {"10", "5"}
