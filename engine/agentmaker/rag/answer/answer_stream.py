@@ -385,7 +385,12 @@ class AnswerStream(TextStream):
             quote = self._quote(fallback.pointed, instead=True, rows_of=rows_of)
         if (
             quote
-            and quote_answers(self.query, quote, [s.content for s in self.sources])
+            and quote_answers(
+                self.query,
+                quote,
+                [s.content for s in self.sources],
+                located=[f"{s.heading_path}\n{s.content}" for s in self.sources],
+            )
             and (not confirm or await quote_confirmed(llm, self.query, quote, self._section(quote)))
         ):
             self.extractive = True

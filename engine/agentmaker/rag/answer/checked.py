@@ -24,7 +24,13 @@ from agentmaker.rag.answer.citations import is_non_answer, without_markers
 from agentmaker.rag.answer.extractive import question_coverage
 from agentmaker.rag.answer.fields import field_values, gives_another_field
 from agentmaker.rag.answer.grounding import held_numbers, numbers_in
-from agentmaker.rag.answer.names import CJK_CHAR, proper_words, without_source
+from agentmaker.rag.answer.names import (
+    CJK_CHAR,
+    document_names,
+    fold,
+    proper_words,
+    without_source,
+)
 from agentmaker.rag.answer.sentences import terms
 from agentmaker.rag.answer.support import (
     MIN_COVERAGE,
@@ -388,7 +394,9 @@ class CheckedAnswer:
         return "".join(out)
 
 
-def quote_answers(question: str, quote: str, passages: Iterable[str] = ()) -> bool:
+def quote_answers(
+    question: str, quote: str, passages: Iterable[str] = (), *, located: Sequence[str] = ()
+) -> bool:
     """Whether ``quote`` (passages quoted in place of the model's answer) can answer
     ``question``: one that asks for a name gets a name it does not state itself ("What
     was the name of the diarist's sister?" is not answered by "…of the dear sister
@@ -398,8 +406,16 @@ def quote_answers(question: str, quote: str, passages: Iterable[str] = ()) -> bo
     number holds it ("On what date was PyPDF2 version 1.26.0 released?" is not answered by
     "CHANGELOG > Version 2.1.0, 2022-06-06 [3]", "In which city were the Olympic Games of
     1896 held?" by an airport's "[row 1896] …"). A word the ``passages`` write as a name
-    only (``names.proper_words``) is one where it opens the quote too."""
+    only (``names.proper_words``) is one where it opens the quote too.
+
+    ``located``: each passage with its heading, by number. Every passage the quote cites
+    must hold the identifiers the question asks about (not those naming a document, "In
+    Poetry's pyproject.toml docs"): "*Introduced in 2.0.0* By default, Poetry will use the
+    activated Python version … [1]", from the section on virtualenvs.use-poetry-python,
+    does not say when "the virtualenvs.path setting" was introduced."""
     said = without_markers(quote)
+    if located and _elsewhere(question, quote, located):
+        return False
     if asks_for_number(question) and not _states_number(said, question):
         return False
     named = numbers_in(" ".join(_NAMED_NUMBER.findall(question)))
@@ -408,6 +424,21 @@ def quote_answers(question: str, quote: str, passages: Iterable[str] = ()) -> bo
     if not asks_for_name(question):
         return True
     return bool(new_names(question, said, proper_words(passages)))
+
+
+_CITED = re.compile(r"\[(\d+)\]")
+
+
+def _elsewhere(question: str, quote: str, located: Sequence[str]) -> bool:
+    """Whether a passage ``quote`` cites lacks an identifier ``question`` asks about."""
+    cited = {int(n) for n in _CITED.findall(quote)}
+    texts = [located[n - 1] for n in sorted(cited) if 1 <= n <= len(located)]
+    documents = document_names(question)
+    return any(
+        fold(name) not in documents
+        for text in texts
+        for name in unmatched_identifiers(question, [text])
+    )
 
 
 @dataclass(frozen=True)

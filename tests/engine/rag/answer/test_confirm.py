@@ -255,3 +255,27 @@ def test_a_quote_holds_the_numbers_the_question_names() -> None:
     # Not a digit inside a name: "10-K", "PyPDF2".
     rule = "Which rule of the Exchange Act does the cover page of the 10-K cite?"
     assert quote_answers(rule, "As defined in Rule 12b-2 of the Exchange Act. [1]")
+
+
+def test_a_quote_comes_from_a_passage_that_names_the_setting_asked_about() -> None:
+    # v38 (unanswerable): another setting's "Introduced in 2.0.0" was quoted for when
+    # virtualenvs.path was introduced.
+    other = (
+        "### `virtualenvs.use-poetry-python`\n\n**Type**: `boolean`\n\n*Introduced in 2.0.0*\n\n"
+        "By default, Poetry will use the activated Python version to create a new virtual "
+        "environment."
+    )
+    asked = "### `virtualenvs.path`\n\nDirectory where virtual environments will be created."
+    located = [f"Configuration > Available settings\n{other}", f"Configuration\n{asked}"]
+    question = "In which Poetry version was the virtualenvs.path setting introduced?"
+    quote = "*Introduced in 2.0.0* By default, Poetry will use the activated Python version. [1]"
+    assert quote_answers(question, quote)
+    assert not quote_answers(question, quote, located=located)
+    assert quote_answers(question, "*Introduced in 1.2.0* Directory where … [2]", located=located)
+    # The heading names it for the passage: a section's later chunk need not repeat it.
+    located[0] = f"Configuration > `virtualenvs.path`\n{other}"
+    assert quote_answers(question, quote, located=located)
+    # An identifier that names the document is where to look, not what is asked.
+    plugin = "In Poetry's pyproject.toml docs, which group does the export plugin register under?"
+    entry = 'Example: [project.entry-points."poetry.application.plugin"] [1]'
+    assert quote_answers(plugin, entry, located=["Plugins\nEntry points can define plugins."])
