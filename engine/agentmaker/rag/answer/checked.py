@@ -298,6 +298,8 @@ class CheckedAnswer:
     _splitter: SentenceSplitter = field(default_factory=SentenceSplitter)
     _said: set[str] = field(default_factory=set)  # what was shown, folded
     _held: list[SentenceCheck] = field(default_factory=list)  # see :attr:`waiting`
+    #: What the last sentence shown added to the question (its terms) and where.
+    _told: tuple[frozenset[str], tuple[int, ...]] = (frozenset(), ())
 
     def __post_init__(self) -> None:
         self._wants_number = asks_for_number(self.question)
@@ -376,6 +378,7 @@ class CheckedAnswer:
                 not check.supported
                 or gives_another_field(check.body, self._fields)
                 or (self.withheld and not self.shown and not self._held)
+                or self._elsewhere(check)
             ):
                 self.withheld.append(check.body)
                 continue
@@ -391,7 +394,28 @@ class CheckedAnswer:
                 out.append((" " if self.shown else "") + ready.shown())
                 self.shown += 1
             self._held = []
+            added = frozenset(terms(check.body)) - frozenset(terms(self.question))
+            self._told = (added, check.citations)
         return "".join(out)
+
+    def _elsewhere(self, check: SentenceCheck) -> bool:
+        """Whether ``check`` tells more of what the last sentence shown named ("This
+        hormone", "It") from passages that hold none of what that sentence added nor
+        are cited by it: "The hormone that suppresses the development of the lobules in
+        men at puberty is testosterone. [1] This hormone is the primary male sex hormone
+        and helps regulate the reproductive cycle. [4]", passage 4 on oestrogen."""
+        added, cited = self._told
+        if not self.shown or not added or not _ANAPHOR.match(check.body):
+            return False
+        return not any(
+            n in cited or added & set(terms(self.passages[n - 1]))
+            for n in check.citations
+            if 1 <= n <= len(self.passages)
+        )
+
+
+# A sentence that goes on about what the one before it named.
+_ANAPHOR = re.compile(r"^\W*(?:it|this|these|that|those|they|he|she|its|his|her|their)\b", re.I)
 
 
 def quote_answers(

@@ -928,3 +928,33 @@ def test_a_language_the_question_names_need_not_stand_in_the_passage() -> None:
     # The answer's own name is still checked.
     other = said.replace("Allgemeine lineare Gruppe", "Spezielle lineare Gruppe")
     assert not check_sentence(question, other, [symbols]).supported
+
+
+def test_what_follows_about_the_answer_comes_from_a_passage_that_names_it() -> None:
+    # v37: the booklet's glossary entry on oestrogen was cited for "this hormone",
+    # testosterone.
+    lobules = (
+        "In men, the hormone testosterone suppresses the development of the lobules at "
+        "puberty, so men have only a few ducts."
+    )
+    glossary = (
+        "oestrogen The primary female sex hormone that helps regulate the reproductive "
+        "cycle. Oestrogen is also present in men."
+    )
+    question = "Which hormone suppresses the development of the lobules in men at puberty?"
+    answer = CheckedAnswer(question, [lobules, glossary])
+    shown = answer.feed(
+        "The hormone that suppresses the development of the lobules in men at puberty is "
+        "testosterone. [1] This hormone is the primary male sex hormone and helps regulate "
+        "the reproductive cycle. [2] It is also present in men. [2]"
+    )
+    shown += answer.flush()
+    assert shown.endswith("is testosterone. [1]")
+    assert answer.withheld == [
+        "This hormone is the primary male sex hormone and helps regulate the reproductive cycle.",
+        "It is also present in men.",
+    ]
+    # From the passage that names it, or the one the answer cited, it goes on.
+    both = CheckedAnswer(question, [lobules, f"Testosterone: {glossary}"])
+    shown = both.feed("It is testosterone. [1] It is also present in men. [2]") + both.flush()
+    assert shown == "It is testosterone. [1] It is also present in men. [2]"
