@@ -96,13 +96,19 @@ def _scientific(match: re.Match[str]) -> str:
     return f"1e{'-' if negative else ''}{match['exponent'].translate(_SUPERSCRIPTS)}"
 
 
+# A page locator, as a passage's header writes it ("Booklet — p. 5 (printed 3)") or a
+# text cites a page ("see p. 45").
+_PAGE = re.compile(r"\bpp?\. ?[0-9]+(?:[-–][0-9]+)?(?: \(printed [^)\n]*\))?")
+
+
 def outside_names(text: str) -> str:
     """``text`` without the numbers that are part of a hyphenated name ("BSD-2-Clause"):
     no quantity a passage states (it did not say "2" of how many keywords a package may
     list), nor one an answer naming the licence states. A power of ten is written as
     "1e-5": its 10 is no quantity either ("a learning rate of 10−5" states no ten
-    warm-up steps)."""
-    text = _POWER.sub(_scientific, text)
+    warm-up steps); nor is a page's number ("p. 5 (printed 3)" of a passage's header
+    holds no three months)."""
+    text = _PAGE.sub("p.", _POWER.sub(_scientific, text))
     return _IN_NAME.sub(r"\1\2 ", text)  # the name kept, its number gone
 
 

@@ -88,3 +88,18 @@ def test_the_ten_of_a_power_of_ten_is_no_quantity() -> None:
     assert unsupported_numbers("The learning rate was 10^-4. [1]", dpr) == ["4"]
     # An ASCII hyphen is a score or a range, not a power.
     assert held_numbers("won 10-5 after extra time") == {"10", "5"}
+
+
+def test_a_page_number_is_no_quantity() -> None:
+    # v35 (unanswerable): "hair usually takes about 3 months to grow back [4]", the 3
+    # from passage 4's header, "p. 5 (printed 3)", of the booklet's contents page.
+    contents = (
+        "Understanding Breast Cancer — p. 5 (printed 3)\nChemotherapy ........ 39\nWigs .... 56"
+    )
+    said = "Hair usually takes about 3 months to grow back after chemotherapy. [1]"
+    assert unsupported_numbers(said, [contents]) == ["3"]
+    question = "How long after chemotherapy does hair usually take to grow back?"
+    assert not check_sentence(question, said, [contents]).supported
+    assert held_numbers("as shown on pp. 45-47 (see also p.12), 30 women") == {"30"}
+    # The contents' own numbers are held.
+    assert unsupported_numbers("Wigs are on page 56. [1]", [contents]) == []
