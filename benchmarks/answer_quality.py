@@ -154,6 +154,10 @@ HELDOUT_SETS = {
     # v28's and v33's. Written in session 26 by a helper that did not read the answer code,
     # after v37 was committed and run.
     "heldout38": (DATA / "answer_quality_heldout38.tsv", range(80, 88), range(88, 106)),
+    # New Chinese questions (other facts), same library as v2's, v9's, v12's, v19's, v24's,
+    # v29's and v34's. Written in session 27 by a helper that did not read the answer code,
+    # after v37 and v38 were read.
+    "heldout39": (DATA / "answer_quality_heldout39.tsv", range(54, 62), range(62, 80)),
 }
 #: RGB-zh positions of the dev questions and their distractors.
 ZH_DEV, ZH_DEV_DISTRACTORS = range(0, 10), range(10, 30)
