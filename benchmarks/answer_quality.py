@@ -158,6 +158,10 @@ HELDOUT_SETS = {
     # v29's and v34's. Written in session 27 by a helper that did not read the answer code,
     # after v37 and v38 were read.
     "heldout39": (DATA / "answer_quality_heldout39.tsv", range(54, 62), range(62, 80)),
+    # New Chinese questions (other facts), same library as v1's, v10's, v15's, v20's, v25's,
+    # v30's and v35's. Written in session 27 by a helper that did not read the answer code,
+    # after v39 was committed.
+    "heldout40": (DATA / "answer_quality_heldout40.tsv", range(30, 36), range(36, 54)),
 }
 #: RGB-zh positions of the dev questions and their distractors.
 ZH_DEV, ZH_DEV_DISTRACTORS = range(0, 10), range(10, 30)
