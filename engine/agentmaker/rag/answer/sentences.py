@@ -85,7 +85,10 @@ _MARKDOWN = [
 # quoted, it would read as a citation of passage 29 (a quote's own marker comes after).
 _FOOTNOTE = re.compile(r"\s?\[\d{1,3}\](?![(:])")
 # Candidate ends: CJK terminators (no space needed), or ASCII ones followed by space/end.
-_END = re.compile(r"[。！？]+[”’」』）\)\]\"']*|[.!?]+[”’\"'\)\]]*(?=\s|$)")
+# A sentence's end, with the footnote markers an encyclopedia glues to it: "… for the
+# offence.[74] Roberts commented …".
+_END = re.compile(r"[。！？]+[”’」』）\)\]\"']*|[.!?]+[”’\"'\)\]]*(?:\[\d{1,3}\])*(?=\s|$)")
+_FOOTNOTES = re.compile(r"(?:\[\d{1,3}\])+$")
 _SPACE = re.compile(r"\s+")
 # Dotted initials without their last dot: "R.A", "J.R.R".
 _INITIALS = re.compile(r"(?:[A-Z]\.)+[A-Z]$")
@@ -139,7 +142,7 @@ def _split_block(block: str) -> list[str]:
     start = 0
     for match in _END.finditer(block):
         end = match.end()
-        if match.group().rstrip("”’\"')]") == ".":
+        if _FOOTNOTES.sub("", match.group()).rstrip("”’\"')]") == ".":
             if is_abbreviation(block, match.start()):
                 continue
             if block[end:].lstrip()[:1].islower():  # "approx. five", "et al. showed"
