@@ -23,7 +23,7 @@ from agentmaker.rag.answer.answer_split import SentenceSplitter
 from agentmaker.rag.answer.citations import is_non_answer, without_markers
 from agentmaker.rag.answer.extractive import question_coverage
 from agentmaker.rag.answer.fields import field_values, gives_another_field
-from agentmaker.rag.answer.grounding import held_numbers, numbers_in
+from agentmaker.rag.answer.grounding import held_numbers, numbers_in, plain, stated_numbers
 from agentmaker.rag.answer.names import (
     CJK_CHAR,
     document_names,
@@ -40,6 +40,7 @@ from agentmaker.rag.answer.support import (
     new_names,
     unmatched_identifiers,
 )
+from agentmaker.rag.answer.units import measures
 
 __all__ = [
     "GATE_COVERAGE",
@@ -87,9 +88,10 @@ REFUSED_COVERAGE = 0.4
 # than extractive's ``_ASKS_NUMBER``, which only favours sentences with digits: this one
 # holds back an answer until it states a number.
 # Not "how big" or "how large": a size is often told by a likeness ("a hole big enough to
-# bury a horse").
+# bury a horse"). A heat, a depth, a weight or a speed is measured.
 _ASKS_FOR_NUMBER = re.compile(
-    r"\b(how (many|much|long|old|far|often|tall|high)|what (year|percentage|"
+    r"\b(how (many|much|long|old|far|often|tall|high|hot|cold|warm|deep|heavy|fast)"
+    r"|what (year|percentage|"
     r"number|amount|share|proportion|fee|price|cost)|(what|which)( \w+)? (version|release)|"
     r"(tele)?phone number|"
     r"in what year)\b|多少|几|哪一?年",
@@ -119,6 +121,10 @@ _TIME = re.compile(
     r"afternoon|evening|night|dawn|dusk|sunrise|sunset)\b|[0-9〇零一二三四五六七八九十]+[时点]",
     re.I,
 )
+# Questions for a temperature, and the temperatures documents write: "120°F", "49 °C",
+# "90 degrees".
+_ASKS_FOR_HEAT = re.compile(r"\bhow (hot|cold|warm)\b|\bwhat temperature\b", re.I)
+_HEAT = re.compile(r"\d\s*(?:°|º|degrees?\b)|\b\d+\s*[FC]\b|摄氏|华氏|\d\s*度", re.I)
 _ASKS_FOR_YEAR = re.compile(r"\b(in )?(what|which) year\b|哪一?年", re.I)
 # A year as documents write it: "1805", "2021", "'97"; "1805年", "二〇〇四年".
 _YEAR = re.compile(
@@ -200,12 +206,42 @@ def _counts_what_is_asked(sentence: str, question: str) -> bool:
     return not counted or len(said) <= _BARE_WORDS or counted[0] in said
 
 
+# An amount asked ("How much cash …"), and a number that counts things: "23,718,968 common
+# shares" (a year, 1000-2099, is no count).
+_HOW_MUCH = re.compile(r"\bhow much\b", re.I)
+_COUNT = re.compile(r"(?<![\w.,])(?!(?:1\d|20)\d\d\b)(\d[\d,.]*\d|\d)\s+(?:[a-z]+\s+)?([a-z]+s)\b")
+
+
+def _counts_something_else(sentence: str, question: str) -> bool:
+    """Whether every number ``sentence`` adds to an amount question counts things the
+    question does not name: "Galaxy Gaming's cash and cash equivalents were 23,718,968
+    common shares" to "How much cash …?" (the cover page's share count)."""
+    if not _HOW_MUCH.search(question):
+        return False
+    asked = set(terms(question))
+    units = measures(sentence)
+    new = [n for n in stated_numbers(sentence) if n not in stated_numbers(question)]
+    counted = {
+        plain(m.group(1))
+        for m in _COUNT.finditer(sentence)
+        if not set(terms(m.group(2))) & asked and not units.get(plain(m.group(1)), set()) - {""}
+    }
+    # Not a year, nor a day of the month ("March 28, 2022"): numbers of three digits up.
+    amounts = [n for n in new if len(n.replace(".", "")) >= 3 and not _YEAR.fullmatch(n)]
+    return bool(amounts) and all(n in counted for n in amounts)
+
+
 def _states_number(sentence: str, question: str) -> bool:
     if not _counts_what_is_asked(sentence, question):
+        return False
+    if _counts_something_else(sentence, question):
         return False
     if _ASKS_FOR_TIME.search(question):
         # A time of day, not any number: a row's temp_max does not say when it was hot.
         return bool(_TIME.search(sentence))
+    if _ASKS_FOR_HEAT.search(question):
+        # A temperature, not any number: "a third of child hot car deaths" is no heat.
+        return bool(_HEAT.search(sentence))
     if _ASKS_FOR_YEAR.search(question):
         # A year, not any number: a row's latitude does not say when the airport opened.
         return bool(_YEAR.search(sentence))

@@ -17,6 +17,7 @@ __all__ = [
     "held_numbers",
     "numbers_in",
     "outside_names",
+    "plain",
     "stated_numbers",
     "unsupported_numbers",
 ]
@@ -41,7 +42,7 @@ _WORD_NUMBER = re.compile(
 _DOTTED_THOUSANDS = re.compile(r"[0-9]{1,3}(?:\.[0-9]{3}){2,}")
 
 
-def _plain(number: str) -> str:
+def plain(number: str) -> str:
     """A number without thousands separators (commas, or full stops in twos or more:
     "273.879.750" is 273,879,750) or trailing zeros after a decimal point."""
     if _DOTTED_THOUSANDS.fullmatch(number):
@@ -55,7 +56,7 @@ def _plain(number: str) -> str:
 def numbers_in(text: str) -> set[str]:
     """Every number ``text`` holds, plain (digits without separators; number words
     up to a hundred as digits)."""
-    found = {_plain(n) for n in _NUMBER.findall(text)}
+    found = {plain(n) for n in _NUMBER.findall(text)}
     for match in _WORD_NUMBER.finditer(text):
         tens, unit, single, _hundred = match.groups()
         if tens:
@@ -127,8 +128,8 @@ def stated_numbers(text: str, *, words: bool = False) -> list[str]:
     text = _MARKER.sub(" ", text)
     out: list[str] = []
     for number in _NUMBER.findall(text):
-        if _plain(number) not in out:
-            out.append(_plain(number))
+        if plain(number) not in out:
+            out.append(plain(number))
     if words:
         for number in sorted(numbers_in(_NUMBER.sub(" ", text)) - {"0", "1", "100"}, key=int):
             if number not in out:
@@ -147,6 +148,6 @@ def unsupported_numbers(answer: str, passages: Sequence[str]) -> list[str]:
         held |= held_numbers(passage)
     out: list[str] = []
     for number in stated:
-        if _plain(number) not in held and number not in out:
+        if plain(number) not in held and number not in out:
             out.append(number)
     return out

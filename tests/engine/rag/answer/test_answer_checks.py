@@ -265,6 +265,42 @@ def test_an_answer_to_a_number_question_waits_for_its_number() -> None:
     ledgers = CheckedAnswer("How long are ledgers kept?", ["Ledgers are kept seven years."])
     kept = ledgers.feed("Ledgers are kept seven years. [1]") + ledgers.flush()
     assert kept == "Ledgers are kept seven years. [1]"
+    # A heat is measured (v36, unanswerable: "how hot can the inside of a parked car
+    # get?" was answered by what the infographics tell of heat dangers).
+    heat = "On a sunny day the inside of a parked car can get dangerously hot within minutes."
+    said = "The inside of a parked car can get dangerously hot within minutes."
+    hot = CheckedAnswer("How hot can the inside of a parked car get?", [heat])
+    assert hot.feed(f"{said} [1]") + hot.flush() == "" and hot.withheld == [said]
+    # A temperature, not any quantity: "a third" of the deaths is none.
+    third = "Roughly a third of child hot car deaths occur outside of the summer months."
+    deaths = CheckedAnswer("How hot can the inside of a parked car get?", [third])
+    assert deaths.feed(f"{third} [1]") + deaths.flush() == "" and deaths.withheld == [third]
+    degrees = "Inside a parked car it can reach 120°F within an hour."
+    car = CheckedAnswer("How hot can the inside of a parked car get?", [degrees])
+    assert car.feed(f"{degrees} [1]") + car.flush() == f"{degrees} [1]"
+
+
+def test_an_amount_is_not_a_count_of_other_things() -> None:
+    # v35 (unanswerable, after the footnotes changed its passage): the cover page's share
+    # count given as Galaxy Gaming's cash.
+    cover = (
+        "Galaxy Gaming, Inc. 10-K for the year ended December 31, 2021. The cash position is "
+        "discussed in Item 7. As of March 28, 2022, there were 23,718,968 common shares "
+        "outstanding."
+    )
+    question = "How much cash and cash equivalents did Galaxy Gaming hold at the end of 2021?"
+    shares = (
+        "The cash and cash equivalents held by Galaxy Gaming at the end of 2021 were "
+        "23,718,968 common shares as of March 28, 2022."
+    )
+    counted = CheckedAnswer(question, [cover])
+    assert counted.feed(f"{shares} [1]") + counted.flush() == ""
+    assert counted.withheld == [shares]
+    # An amount with its unit, or bare, is one.
+    held = f"{cover} Cash and cash equivalents were $17,584,189 at the end of 2021."
+    for said in ("Galaxy Gaming held $17,584,189 in cash.", "Cash was 17,584,189 dollars."):
+        amount = CheckedAnswer(question, [held])
+        assert amount.feed(f"{said} [1]") + amount.flush() == f"{said} [1]"
 
 
 def test_a_sentence_the_model_repeats_is_shown_once() -> None:
