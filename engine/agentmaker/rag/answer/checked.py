@@ -207,9 +207,9 @@ def _counts_what_is_asked(sentence: str, question: str) -> bool:
 
 
 # An amount asked ("How much cash …"), and a number that counts things: "23,718,968 common
-# shares" (a year, 1000-2099, is no count).
+# shares".
 _HOW_MUCH = re.compile(r"\bhow much\b", re.I)
-_COUNT = re.compile(r"(?<![\w.,])(?!(?:1\d|20)\d\d\b)(\d[\d,.]*\d|\d)\s+(?:[a-z]+\s+)?([a-z]+s)\b")
+_COUNT = re.compile(r"(?<![\w.,])(\d[\d,.]*\d|\d)\s+(?:[a-z]+\s+)?([a-z]+s)\b")
 
 
 def _counts_something_else(sentence: str, question: str) -> bool:
@@ -414,7 +414,7 @@ class CheckedAnswer:
                 not check.supported
                 or gives_another_field(check.body, self._fields)
                 or (self.withheld and not self.shown and not self._held)
-                or self._elsewhere(check)
+                or self._goes_on_elsewhere(check)
             ):
                 self.withheld.append(check.body)
                 continue
@@ -434,7 +434,7 @@ class CheckedAnswer:
             self._told = (added, check.citations)
         return "".join(out)
 
-    def _elsewhere(self, check: SentenceCheck) -> bool:
+    def _goes_on_elsewhere(self, check: SentenceCheck) -> bool:
         """Whether ``check`` tells more of what the last sentence shown named ("This
         hormone", "It") from passages that hold none of what that sentence added nor
         are cited by it: "The hormone that suppresses the development of the lobules in
@@ -474,7 +474,7 @@ def quote_answers(
     activated Python version … [1]", from the section on virtualenvs.use-poetry-python,
     does not say when "the virtualenvs.path setting" was introduced."""
     said = without_markers(quote)
-    if located and _elsewhere(question, quote, located):
+    if located and _cites_another_subject(question, quote, located):
         return False
     if asks_for_number(question) and not _states_number(said, question):
         return False
@@ -489,7 +489,7 @@ def quote_answers(
 _CITED = re.compile(r"\[(\d+)\]")
 
 
-def _elsewhere(question: str, quote: str, located: Sequence[str]) -> bool:
+def _cites_another_subject(question: str, quote: str, located: Sequence[str]) -> bool:
     """Whether a passage ``quote`` cites lacks an identifier ``question`` asks about."""
     cited = {int(n) for n in _CITED.findall(quote)}
     texts = [located[n - 1] for n in sorted(cited) if 1 <= n <= len(located)]

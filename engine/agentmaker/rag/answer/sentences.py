@@ -88,7 +88,7 @@ _FOOTNOTE = re.compile(r"\s?\[\d{1,3}\](?![(:])")
 # A sentence's end, with the footnote markers an encyclopedia glues to it: "… for the
 # offence.[74] Roberts commented …".
 _END = re.compile(r"[。！？]+[”’」』）\)\]\"']*|[.!?]+[”’\"'\)\]]*(?:\[\d{1,3}\])*(?=\s|$)")
-_FOOTNOTES = re.compile(r"(?:\[\d{1,3}\])+$")
+_GLUED_MARKERS = re.compile(r"(?:\[\d{1,3}\])+$")
 _SPACE = re.compile(r"\s+")
 # Dotted initials without their last dot: "R.A", "J.R.R".
 _INITIALS = re.compile(r"(?:[A-Z]\.)+[A-Z]$")
@@ -142,7 +142,7 @@ def _split_block(block: str) -> list[str]:
     start = 0
     for match in _END.finditer(block):
         end = match.end()
-        if _FOOTNOTES.sub("", match.group()).rstrip("”’\"')]") == ".":
+        if _GLUED_MARKERS.sub("", match.group()).rstrip("”’\"')]") == ".":
             if is_abbreviation(block, match.start()):
                 continue
             if block[end:].lstrip()[:1].islower():  # "approx. five", "et al. showed"
