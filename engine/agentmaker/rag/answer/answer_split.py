@@ -15,6 +15,11 @@ __all__ = ["SentenceSplitter", "split_answer"]
 _END = re.compile(r"(?:[.!?]+[\"'”’)]*(?=\s|$|\[)|[。！？]+[”’」』）]*)((?:\s*\[[\d,\s]+\])*)")
 
 
+# A sentence ending in a full stop (its markers aside), and a word with what follows it.
+_FULL_STOP = re.compile(r"\.[\"'”’)]*(?:\s*\[[\d,\s]+\])*\s*$")
+_NEXT_WORD = re.compile(r"\S\s")
+
+
 def _goes_on(text: str, end: re.Match[str]) -> bool:
     """Whether the end mark ``end`` found ends no sentence: lower case follows it, even
     after a stray quote (the question the model quotes: "… reimbursed? " is 12
@@ -56,8 +61,12 @@ class SentenceSplitter:
         if len(parts) <= 1:
             return []
         done, last = parts[:-1], parts[-1]
-        # The last part may be the markers of the sentence before it, still arriving.
+        # The last part may be the markers of the sentence before it, still arriving; or,
+        # after a full stop, the first word after it, which may show the stop ended no
+        # sentence ("… at 10 A. M.": an initial's dot is known by the "M." after it).
         if not last.strip() or last.lstrip().startswith("["):
+            return []
+        if _FULL_STOP.search(done[-1]) and not _NEXT_WORD.search(last):
             return []
         self._held = last
         return done

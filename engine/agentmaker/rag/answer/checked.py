@@ -117,7 +117,7 @@ _QUANTITY = re.compile(
 # "noon", "16时29分", "晚上11点".
 _ASKS_FOR_TIME = re.compile(r"\b(what|which) time\b(?! zone)|\btime of (the )?day\b|几点", re.I)
 _TIME = re.compile(
-    r"\d{1,2}[:.]\d{2}\b|\b\d{1,2}\s*(a\.?m\b|p\.?m\b|o'clock)|\b(noon|midnight|morning|"
+    r"\d{1,2}[:.]\d{2}\b|\b\d{1,2}\s*(a\.?\s?m\b|p\.?\s?m\b|o'clock)|\b(noon|midnight|morning|"
     r"afternoon|evening|night|dawn|dusk|sunrise|sunset)\b|[0-9〇零一二三四五六七八九十]+[时点]",
     re.I,
 )
