@@ -94,6 +94,11 @@ _META = frozenset(
         "question based context source sources cited quote quoted above below following"
     )
 )
+# A passage named by its number, as the model was shown it: "This can be found in Passage
+# 1." or "in Passage 1, row 1004" says where, not what (a number of no claim).
+_PASSAGE_NUMBER = re.compile(
+    r"\bpassages? \d{1,3}(?:(?:\s*,\s*|\s+and\s+)\d{1,3})*\b(?:,? (?:row|line) \d+\b)?", re.I
+)
 # A list item's number and nothing else ("1.", "2)"): a list begun, not an answer (a bare
 # number that answers is written without the dot: "67000 [1]").
 _LIST_NUMBER = re.compile(r"\(?\d{1,2}[.)]")
@@ -215,7 +220,7 @@ def check_sentence(
     none does alone, the two that support it together (see :attr:`SentenceCheck.joint`)."""
     sentence = _unwrapped(sentence)
     body, cited = _body(sentence)
-    claimed = _without_question(body, question)
+    claimed = _PASSAGE_NUMBER.sub(" ", _without_question(body, question))
     words = set(terms(claimed)) - _META
     # A date in numbers is checked whole (dates.py), not as three numbers.
     numbers = set(stated_numbers(outside_names(without_dates(claimed)), words=True))

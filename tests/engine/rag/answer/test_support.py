@@ -191,8 +191,20 @@ def test_sentences_are_cut_with_their_markers_and_stream_whole() -> None:
     ]
     splitter = SentenceSplitter()
     assert splitter.feed("Ten yoke") == [] and splitter.feed(" of oxen.") == []
-    assert splitter.feed(" [1") == [] and splitter.feed("] Each") == ["Ten yoke of oxen. [1]"]
-    assert splitter.flush() == [" Each"]
+    assert splitter.feed(" [1") == [] and splitter.feed("] Each") == []
+    # After a full stop, the next word shows whether it ended a sentence.
+    assert splitter.feed(" gun") == ["Ten yoke of oxen. [1]"]
+    assert splitter.flush() == [" Each gun"]
+    # v40: "… at 10 A." was cut from "M." while the answer streamed in, and withheld.
+    streamed = SentenceSplitter()
+    answer = "The officers passed through our quarters at 10 A. M. [1] All was clean."
+    pieces = [piece for char in answer for piece in streamed.feed(char)]
+    assert [*pieces, *streamed.flush()] == split_answer(answer)
+    assert pieces == ["The officers passed through our quarters at 10 A. M. [1]"]
+    # A question mark or a Chinese stop ends a sentence without waiting.
+    asked = SentenceSplitter()
+    assert asked.feed("Why?") == [] and asked.feed(" B") == ["Why?"]
+    assert asked.feed("。好") == [" B。"]
 
 
 def test_the_checked_answer_shows_supported_sentences_and_withholds_the_rest() -> None:
@@ -284,6 +296,30 @@ def test_a_model_that_does_not_ask_for_checks_is_shown_as_written(library: Libra
     result = asyncio.run(library.rag.ask("How many horses hauled the large siege guns?"))
     assert result.answer == "The guns were hauled by 40 horses [1]." and result.note == ""
     assert result.unsupported == ["40"]
+
+
+def test_a_passage_named_by_its_number_is_no_claim() -> None:
+    # v40 (unanswerable): "This can be found in Passage 1. [3][4]" was shown as the answer
+    # to which weight decay the DPR authors used.
+    question = "What weight decay did the DPR authors use when training their encoders?"
+    passages = ["We trained with a learning rate of 10−5 using Adam.", "", "", ""]
+    pointer = check_sentence(question, "This can be found in Passage 1. [3][4]", passages)
+    assert not pointer.claim and pointer.cited == (3, 4)
+    row = "This information is found in Passage 1, row 1004. [1]"
+    assert not check_sentence(question, row, ["[row 1004] name: Wiley Post"]).claim
+    # Beside a claim, it is where the claim stands.
+    rate = "Which learning rate did the DPR authors use?"
+    said = "As Passage 1 says, they trained with a learning rate of 10−5 using Adam. [1]"
+    assert check_sentence(rate, said, passages).supporting == (1,)
+
+
+def test_a_time_written_with_spaced_initials_is_a_time() -> None:
+    # v40: "… at 10 A. M. [1]" was held back as no time of day, then withheld.
+    diary = "Sunday the officers passed through our quarters at 10 A. M., finding all clean."
+    question = "At what time did the officers pass through the quarters on Sunday?"
+    answer = CheckedAnswer(question, [diary])
+    said = "The officers passed through the quarters on Sunday at 10 A. M. [1]"
+    assert answer.feed(said) + answer.flush() == said
 
 
 def test_a_sentence_that_only_repeats_the_question_is_no_answer() -> None:
