@@ -264,8 +264,13 @@ def check_sentence(
     # What the question quotes as speaking, when a passage found names it: the passage
     # that says it seldom does ("we suggest …" of the National Weather Service's article).
     voices = {n for n in speaker_names(question) if any(named(n, e.folded) for e in evidence)}
-    # So is the language the question names ("the German name …" of a German passage).
-    unheld = titles | tools | asked_for_codes(question) | voices | language_names(question)
+    # So is the language the question names ("the German name …" of a German passage),
+    # unless a passage found names it: then the claim's must ("Swahili" labels the
+    # Swahili text of the declaration; the Chamorro text beside it does not say it).
+    languages = {
+        n for n in language_names(question) if not any(named(n, e.folded) for e in evidence)
+    }
+    unheld = titles | tools | asked_for_codes(question) | voices | languages
     names = [n for n in _parted(names, question, evidence) if n not in unheld]
     # So is the number in where the question says to look ("… according to the cover
     # page of its 10-K").

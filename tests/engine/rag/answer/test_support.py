@@ -964,6 +964,18 @@ def test_a_language_the_question_names_need_not_stand_in_the_passage() -> None:
     # The answer's own name is still checked.
     other = said.replace("Allgemeine lineare Gruppe", "Spezielle lineare Gruppe")
     assert not check_sentence(question, other, [symbols]).supported
+    # v40: when a passage found names the language, the claim's passage must: the
+    # Chamorro text's "consiencia" is no Swahili word.
+    swahili = (
+        "… Swahili Watu wote wamezaliwa huru, hadhi na haki zao ni sawa. Wote wamejaliwa "
+        "akili na dhamiri, hivyo yapasa watendeane kindugu. …"
+    )
+    chamorro = "Todo taotao siha man mafanago libertao, man manae siha hinaso yan consiencia."
+    asked = "In the UDHR file, which word does the Swahili version use for conscience?"
+    wrong = 'In the Swahili version, the word used for conscience is "consiencia". [2]'
+    assert not check_sentence(asked, wrong, [swahili, chamorro]).supported
+    right = 'In the Swahili version, the word used for conscience is "dhamiri". [1]'
+    assert check_sentence(asked, right, [swahili, chamorro]).supporting == (1,)
 
 
 def test_what_follows_about_the_answer_comes_from_a_passage_that_names_it() -> None:
