@@ -258,6 +258,33 @@ NOT_FOUND_ANSWER = (
 NOT_FOUND_ANSWER_ZH = "文档中没有找到这个问题的答案。下面列出了查看过的段落。"
 
 
+# A question for a part of a place: "In which district of Seoul …", "which ward of Tokyo".
+_PART_OF = re.compile(
+    r"\b(?:which|what) (?:district|ward|area|borough|quarter|neighbou?rhood|suburb|part|"
+    r"region|county|province|prefecture) of ((?:[A-Z][\w.'-]*\s?)+)"
+)
+# The most words of a line that only names a place: an address's "Seoul Korea".
+_PLACE_LINE_WORDS = 4
+
+
+def _names_the_whole(sentence: str, place: str, passages: Sequence[str]) -> bool:
+    """Whether ``sentence`` names only the ``place`` (folded) a question asks a part of,
+    as the passages' short lines that name it do: "Seoul Korea [1]" and "Tokyo 100-91 [1]"
+    to "In which district of Seoul …?", from an address list whose district stands on a
+    line of its own ("Youngdeungpo-ku"). Not "Jongro-ku, Seoul"."""
+    said = fold(without_markers(sentence))
+    if place not in said:
+        return False
+    lines = [
+        fold(line)
+        for passage in passages
+        for line in passage.splitlines()
+        if place in fold(line) and len(line.split()) <= _PLACE_LINE_WORDS
+    ]
+    rest = [w for w in said.split() if not w.isdigit() and f" {w} " not in place]
+    return all(any(f" {w} " in line for line in lines) for w in rest)
+
+
 def in_chinese(text: str) -> bool:
     """Whether ``text`` is (mostly) Chinese: answer texts follow the question's language."""
     chinese = len(CJK_CHAR.findall(text))
@@ -340,6 +367,8 @@ class CheckedAnswer:
     def __post_init__(self) -> None:
         self._wants_number = asks_for_number(self.question)
         self._wants_name = asks_for_name(self.question)
+        match = _PART_OF.search(self.question)
+        self._part_of = fold(match.group(1)) if match else ""
         self._chinese = in_chinese(self.question)
         self._fields = field_values(self.question, self.passages)
         # Names the passages write capitalised inside sentences only: "Balaga is here."
@@ -379,6 +408,8 @@ class CheckedAnswer:
         number or a name: a name of its own, not the question's ("The French captain's
         name is Pierre." to "… the French captain whose life Pierre saved …")."""
         if self._wants_number and not _states_number(sentence, self.question):
+            return False
+        if self._part_of and _names_the_whole(sentence, self._part_of, self.passages):
             return False
         return not self._wants_name or bool(new_names(self.question, sentence, self._proper))
 

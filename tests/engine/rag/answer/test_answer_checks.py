@@ -384,3 +384,22 @@ def test_a_size_may_be_told_by_a_likeness() -> None:
     # A count still needs its number: "how many" is answered by one.
     counted = CheckedAnswer("How many shells fell near the tent?", ["Two shells fell."])
     assert counted.feed("Shells fell near the tent. [1]") + counted.flush() == ""
+
+
+def test_the_place_is_no_answer_for_a_part_of_it() -> None:
+    # v37, v38, v40: "Seoul Korea [1]", "Tokyo 100-91 [1]" to which district (ward) of
+    # the city an address is in; the member list gives the district a line of its own.
+    members = (
+        "Appendix A - Members\nHanjin Shipping Co., Ltd.\n25-11, Yoid-dong\nYoungdeungpo-ku\n"
+        "Seoul Korea\nNippon Yusen Kaisha (NYK Line)\nYusen Bldg.\nChiyoda-ku\nTokyo 100-91\nJapan"
+    )
+    seoul = "In which district of Seoul is the address of Hanjin Shipping Co., Ltd.?"
+    tokyo = "In which ward of Tokyo is the address of Nippon Yusen Kaisha (NYK Line)?"
+    for question, said in ((seoul, "Seoul Korea [1]"), (tokyo, "Tokyo 100-91 [1]")):
+        whole = CheckedAnswer(question, [members])
+        assert whole.feed(said) + whole.flush() == ""
+        assert whole.withheld == [said.removesuffix(" [1]")]
+    named = "The address of Hanjin Shipping Co., Ltd. is in Youngdeungpo-ku, Seoul. [1]"
+    for question, said in ((seoul, named), (tokyo, "Chiyoda-ku [1]")):
+        part = CheckedAnswer(question, [members])
+        assert part.feed(said) + part.flush() == said
