@@ -44,7 +44,7 @@ LEVELS = (0.35, 0.4, 0.45, 0.5, 0.8, 0.82, 0.84, 0.85, 0.86, 0.87, 0.88, 0.9)
 async def _measure(library: Any, kind: str, set_name: str, rows: list[dict]) -> list[dict]:
     from agentmaker.rag.answer.answer_stream import source_refs
     from agentmaker.rag.answer.extractive import question_coverage
-    from agentmaker.rag.answer.support import unmatched_identifiers
+    from agentmaker.rag.answer.names import unmatched_identifiers
 
     from benchmarks.answer_quality import _holds_loose
 

@@ -373,9 +373,10 @@ class AnswerStream(TextStream):
         # if the model had pointed at it: a sheet's row seldom holds the question's
         # words ("temp_min: -3.2" for "the minimum temperature"; REPORT §10, session 23).
         named = [n for n, s in enumerate(self.sources, start=1) if s.metadata.get("named")]
+        headed = [f"{s.heading_path}\n{s.content}" for s in self.sources]
         fallback = answer_when_unsupported(
             self.query,
-            [f"{s.heading_path}\n{s.content}" for s in self.sources],
+            headed,
             pointed=pointed or named,
             quote_coverage=coverage,
         )
@@ -389,7 +390,7 @@ class AnswerStream(TextStream):
                 self.query,
                 quote,
                 [s.content for s in self.sources],
-                located=[f"{s.heading_path}\n{s.content}" for s in self.sources],
+                located=headed,
             )
             and (not confirm or await quote_confirmed(llm, self.query, quote, self._section(quote)))
         ):

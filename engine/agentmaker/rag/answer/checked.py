@@ -29,6 +29,7 @@ from agentmaker.rag.answer.names import (
     document_names,
     fold,
     proper_words,
+    unmatched_identifiers,
     without_source,
 )
 from agentmaker.rag.answer.sentences import terms
@@ -38,7 +39,6 @@ from agentmaker.rag.answer.support import (
     check_sentence,
     cut_short,
     new_names,
-    unmatched_identifiers,
 )
 from agentmaker.rag.answer.units import measures
 

@@ -14,9 +14,9 @@ import re
 from collections.abc import Sequence
 
 __all__ = [
+    "as_quantities",
     "held_numbers",
     "numbers_in",
-    "outside_names",
     "plain",
     "stated_numbers",
     "unsupported_numbers",
@@ -102,8 +102,9 @@ def _scientific(match: re.Match[str]) -> str:
 _PAGE = re.compile(r"\bpp?\. ?[0-9]+(?:[-–][0-9]+)?(?: \(printed [^)\n]*\))?")
 
 
-def outside_names(text: str) -> str:
-    """``text`` without the numbers that are part of a hyphenated name ("BSD-2-Clause"):
+def as_quantities(text: str) -> str:
+    """``text`` as its quantities are read: without the numbers that are part of a
+    hyphenated name ("BSD-2-Clause"):
     no quantity a passage states (it did not say "2" of how many keywords a package may
     list), nor one an answer naming the licence states. A power of ten is written as
     "1e-5": its 10 is no quantity either ("a learning rate of 10−5" states no ten
@@ -117,7 +118,7 @@ def held_numbers(text: str) -> set[str]:
     """The numbers a passage's ``text`` holds (:func:`numbers_in`) outside hyphenated
     names, and each number a footnote's is glued to ("85" of "the age of 85.2 About 120
     men")."""
-    text = outside_names(text)
+    text = as_quantities(text)
     return numbers_in(text) | {m.group(1) for m in _FOOTNOTED.finditer(text)}
 
 
@@ -140,7 +141,7 @@ def stated_numbers(text: str, *, words: bool = False) -> list[str]:
 def unsupported_numbers(answer: str, passages: Sequence[str]) -> list[str]:
     """The numbers in ``answer`` (its ``[n]`` markers aside) that no passage holds, in
     the order they appear."""
-    stated = _NUMBER.findall(outside_names(_MARKER.sub(" ", answer)))
+    stated = _NUMBER.findall(as_quantities(_MARKER.sub(" ", answer)))
     if not stated:
         return []
     held: set[str] = set()

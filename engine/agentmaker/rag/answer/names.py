@@ -17,7 +17,7 @@ from __future__ import annotations
 import functools
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from collections.abc import Set as AbstractSet
 
 __all__ = [
@@ -32,6 +32,7 @@ __all__ = [
     "proper_words",
     "source_of",
     "speaker_names",
+    "unmatched_identifiers",
     "without_source",
 ]
 
@@ -282,3 +283,24 @@ def source_of(question: str) -> str:
     """The "according to …" clauses of ``question`` ("according to the cover page of its
     10-K"), joined; "" when it has none."""
     return " ".join(m.group(0) for m in _SOURCE.finditer(question))
+
+
+# An English word hyphened onto an identifier is no part of it: "a tool.poetry-only
+# configuration" names tool.poetry.
+_HYPHENED_WORD = re.compile(
+    r"-(?:only|based|like|specific|style|compatible|free|aware|related|level|wide|"
+    r"friendly|enabled|driven|powered|managed|defined)$",
+    re.IGNORECASE,
+)
+
+
+def unmatched_identifiers(question: str, passages: Sequence[str]) -> list[str]:
+    """The identifiers ``question`` states ("installer.timeout", "--offline") that no
+    passage holds as written (case aside): documents that never name the setting asked
+    about do not answer it, however alike the rest of their words are."""
+    texts = [passage.lower() for passage in passages]
+    return [
+        name
+        for name in dict.fromkeys(m.group(0) for m in IDENTIFIER.finditer(question))
+        if not any(_HYPHENED_WORD.sub("", name).lower() in text for text in texts)
+    ]

@@ -40,7 +40,7 @@ The caller keeps the citations of supporting passages (those nearly as good as t
 cited one, :data:`CITE_MARGIN`), re-points a citation to a passage that supports the
 sentence when the cited one does not, adds one to an uncited sentence, and leaves out a
 sentence no passage supports (see retriever.py: when no sentence is left, the answer
-says the documents do not seem to say it). :func:`unmatched_identifiers` finds a
+says the documents do not seem to say it). ``names.unmatched_identifiers`` finds a
 setting or option the question names that no passage does (then nothing is asked).
 """
 
@@ -54,10 +54,9 @@ from dataclasses import dataclass
 from agentmaker.rag.answer.dates import Date, numeric_dates, without_dates
 from agentmaker.rag.answer.evidence import Evidence, passage_evidence
 from agentmaker.rag.answer.focus import asked_records, asked_rows
-from agentmaker.rag.answer.grounding import outside_names, stated_numbers
+from agentmaker.rag.answer.grounding import as_quantities, stated_numbers
 from agentmaker.rag.answer.names import (
     CJK_CHAR,
-    IDENTIFIER,
     asked_for_codes,
     document_names,
     fold,
@@ -76,7 +75,6 @@ __all__ = [
     "SentenceCheck",
     "check_sentence",
     "new_names",
-    "unmatched_identifiers",
 ]
 
 #: Share of a sentence's content words a supporting passage must hold.
@@ -223,7 +221,7 @@ def check_sentence(
     claimed = _PASSAGE_NUMBER.sub(" ", _without_question(body, question))
     words = set(terms(claimed)) - _META
     # A date in numbers is checked whole (dates.py), not as three numbers.
-    numbers = set(stated_numbers(outside_names(without_dates(claimed)), words=True))
+    numbers = set(stated_numbers(as_quantities(without_dates(claimed)), words=True))
     quoted = _quoted_words(claimed, question)
     # A single letter of the question is too short to check as a name: "the C compiler",
     # echoed, is no name a passage writing `"CC": "gcc"` must state (its words still
@@ -263,13 +261,11 @@ def check_sentence(
     tools = _tools(question, evidence)
     # What the question quotes as speaking, when a passage found names it: the passage
     # that says it seldom does ("we suggest …" of the National Weather Service's article).
-    voices = {n for n in speaker_names(question) if any(named(n, e.folded) for e in evidence)}
+    voices = {n for n in speaker_names(question) if _named_in_any(n, evidence)}
     # So is the language the question names ("the German name …" of a German passage),
     # unless a passage found names it: then the claim's must ("Swahili" labels the
     # Swahili text of the declaration; the Chamorro text beside it does not say it).
-    languages = {
-        n for n in language_names(question) if not any(named(n, e.folded) for e in evidence)
-    }
+    languages = {n for n in language_names(question) if not _named_in_any(n, evidence)}
     unheld = titles | tools | asked_for_codes(question) | voices | languages
     names = [n for n in _parted(names, question, evidence) if n not in unheld]
     # So is the number in where the question says to look ("… according to the cover
@@ -583,26 +579,9 @@ def new_names(question: str, text: str, proper: AbstractSet[str] = frozenset()) 
     return [name for name in named if not set(name.split()) <= asked]
 
 
+def _named_in_any(name: str, evidence: Sequence[Evidence]) -> bool:
+    return any(named(name, e.folded) for e in evidence)
+
+
 def _share(words: AbstractSet[str], held: AbstractSet[str]) -> float:
     return len(words & held) / len(words) if words else 1.0
-
-
-# An English word hyphened onto an identifier is no part of it: "a tool.poetry-only
-# configuration" names tool.poetry.
-_HYPHENED_WORD = re.compile(
-    r"-(?:only|based|like|specific|style|compatible|free|aware|related|level|wide|"
-    r"friendly|enabled|driven|powered|managed|defined)$",
-    re.IGNORECASE,
-)
-
-
-def unmatched_identifiers(question: str, passages: Sequence[str]) -> list[str]:
-    """The identifiers ``question`` states ("installer.timeout", "--offline") that no
-    passage holds as written (case aside): documents that never name the setting asked
-    about do not answer it, however alike the rest of their words are."""
-    texts = [passage.lower() for passage in passages]
-    return [
-        name
-        for name in dict.fromkeys(m.group(0) for m in IDENTIFIER.finditer(question))
-        if not any(_HYPHENED_WORD.sub("", name).lower() in text for text in texts)
-    ]

@@ -17,7 +17,8 @@ from agentmaker.rag.answer.checked import (
     passages_answer_question,
 )
 from agentmaker.rag.answer.extractive import extractive_answer, with_heading
-from agentmaker.rag.answer.support import check_sentence, unmatched_identifiers
+from agentmaker.rag.answer.names import unmatched_identifiers
+from agentmaker.rag.answer.support import check_sentence
 from agentmaker.testing import FakeEmbedder, ScriptedLLM
 
 HISTORY = (

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from agentmaker.rag.answer.answer_split import split_answer
 from agentmaker.rag.answer.checked import CheckedAnswer, passages_answer_question
-from agentmaker.rag.answer.names import asked_for_codes, named, speaker_names
-from agentmaker.rag.answer.support import check_sentence, unmatched_identifiers
+from agentmaker.rag.answer.names import asked_for_codes, named, speaker_names, unmatched_identifiers
+from agentmaker.rag.answer.support import check_sentence
 
 # Lines of the corpus files the held-out questions were asked of (benchmarks/data).
 AIRPORTS = (
