@@ -166,6 +166,10 @@ HELDOUT_SETS = {
     # v26's, v31's and v36's. Written in session 27 by a helper that did not read the answer
     # code, after v40 was run and read; its report did not quote the set.
     "heldout41": (DATA / "answer_quality_heldout41.tsv", range(106, 114), range(114, 132)),
+    # New Chinese questions (other facts), same library as v5's, v6's, v13's, v17's, v22's,
+    # v27's, v32's and v37's. Written in session 28 by a helper that did not read the answer
+    # code, after v41 was run and read; its report did not quote the set.
+    "heldout42": (DATA / "answer_quality_heldout42.tsv", range(132, 140), range(140, 150)),
 }
 #: RGB-zh positions of the dev questions and their distractors.
 ZH_DEV, ZH_DEV_DISTRACTORS = range(0, 10), range(10, 30)
