@@ -50,8 +50,9 @@ def _named_cells(passage: str, sentences: list[Sentence]) -> list[Sentence]:
 
 # A label a line of its own stands for: up to this many words, ending with ":"
 # ("Chinese (traditional):") or without a sentence's end ("Latin"). Not a record's field
-# with its value ("Origin: Europe"), a record's key ("[iris]") nor a title broken where
-# its line ends ("Einführung in die").
+# with its value ("Origin: Europe"), a record's key ("[iris]"), a title broken where
+# its line ends ("Einführung in die") nor the end of a line broken before it ("von S" of
+# "Überlagerung von S¹ mit R", where a passage was cut: its lowercase opening word).
 _VALUE_LABEL_WORDS = 3
 #: The most words of a paragraph a label line stands above that are quoted as its value.
 PARAGRAPH_WORDS = 80
@@ -66,6 +67,7 @@ def is_label_line(text: str, lines: Collection[str]) -> bool:
         text in lines
         and len(text.split()) <= _VALUE_LABEL_WORDS
         and (text.endswith(":") or not (":" in text or _NOT_LABEL.search(text)))
+        and not text[:1].islower()
     )
 
 

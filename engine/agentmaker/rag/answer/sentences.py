@@ -46,7 +46,9 @@ _ABBREVIATIONS = _word_set(
     """
 )
 # Abbreviations only when a number follows ("Fig. 3", "No. 5", "p. 12").
-_NUMBER_ABBREVIATIONS = _word_set("no nos vol vols fig figs eq eqs p pp ch sec ref refs")
+_NUMBER_ABBREVIATIONS = _word_set(
+    "no nos vol vols fig figs eq eqs p pp ch sec ref refs abb abs art bem def kap nr tab"
+)
 
 _STOP_WORDS = _word_set(
     """
@@ -62,6 +64,9 @@ _SECTION_SIGNS = "§¶"
 WRAP_WIDTH = 60
 # A short "sentence" that is only a citation ("11 U.S.C. § 322.") belongs to the one before.
 _CITATION_ONLY = re.compile(r"[\d(\[]?.{0,30}(?:§|U\.S\.C\.|C\.F\.R\.).{0,20}")
+# A list's entry opens with its label and number: "Abb. 5.1 Möbiusband: Jake, …",
+# "Fig. 3 …", "Table 2: …".
+_ENTRY = re.compile(r"([A-Z][^\W\d_]{0,11}\.?) \d")
 _BULLET = re.compile(r"^\s*(?:[-*•‣◦▪–—]|\d{1,3}[.)]|[a-zA-Z][.)])\s+")
 _HEADING = re.compile(r"#{1,6}\s+\S")
 # Lines that hold no prose: only links or URLs, a table rule, a code fence.
@@ -191,7 +196,7 @@ def _blocks(text: str, *, code: bool = False) -> list[str]:
             blocks.append([line[bullet.end() :]])
             continue
         current = blocks[-1] if blocks else None
-        if current and _soft_wrap(current[-1], line):
+        if current and _soft_wrap(current[-1], line) and not _next_entry(current[0], line):
             current.append(line)
         else:
             blocks.append([line])
@@ -209,6 +214,14 @@ def render_markdown(text: str) -> str:
     for pattern, replacement in _MARKDOWN:
         text = pattern.sub(replacement, text)
     return text
+
+
+def _next_entry(first: str, line: str) -> bool:
+    """Whether ``line`` opens the next entry of the list whose entry opened with
+    ``first`` ("Abb. 5.3 …" after "Abb. 5.1 Möbiusband: Jake, tex.stackexchange.com/…",
+    a line long enough to be wrapped prose)."""
+    label = _ENTRY.match(first)
+    return bool(label and line.startswith(label.group(0)[:-1]) and _ENTRY.match(line))
 
 
 def _soft_wrap(previous: str, line: str) -> bool:

@@ -286,6 +286,45 @@ def test_code_is_not_quoted_and_hard_wrapped_prose_is_one_sentence() -> None:
     ]
 
 
+# The lecture notes' image sources (GeoTopo-komprimiert.pdf, reader page 109) as a
+# passage cut in the middle of an entry gives them.
+_IMAGE_SOURCES = (
+    "von S\n1 mit R: Alex, tex.stackexchange.com/a/149706/5645\n"
+    "Abb. 4.7a Sphärisches Dreieck: Dominique Toussaint,\n"
+    "commons.wikimedia.org/wiki/File:Spherical_triangle_3d_opti.png\n"
+    "Abb. 5.1 Möbiusband: Jake, tex.stackexchange.com/a/118573/5645\n"
+    "Abb. 5.3 Krümmung des Torus: Charles Staats, tex.stackexchange.com/a/149991/5645"
+)
+
+
+def test_a_lists_entries_are_sentences_even_when_a_line_is_as_long_as_wrapped_prose() -> None:
+    # "Abb." before a number ends no sentence; an entry's line long enough to be
+    # hard-wrapped prose does not run into the next entry, though an entry's own
+    # wrapped line ("commons.wikimedia.org/…") stays with it.
+    assert split_sentences(_IMAGE_SOURCES)[2:] == [
+        "Abb. 4.7a Sphärisches Dreieck: Dominique Toussaint, "
+        "commons.wikimedia.org/wiki/File:Spherical_triangle_3d_opti.png",
+        "Abb. 5.1 Möbiusband: Jake, tex.stackexchange.com/a/118573/5645",
+        "Abb. 5.3 Krümmung des Torus: Charles Staats, tex.stackexchange.com/a/149991/5645",
+    ]
+
+
+def test_the_end_of_a_line_cut_from_its_start_is_no_label() -> None:
+    # "von S" (of "Überlagerung von S¹ mit R") is short and ends without a full stop,
+    # like a label; taken for one, the entries under it were quoted as its one value
+    # and the pointed passage's answer drowned in them (held-out v41: the figure's
+    # caption in another passage was quoted instead).
+    figure = "GAUSS-KRÜMMUNG Abbildung 5.1: Möbiusband 5.3 Gauß-Krümmung Bemerkung 75 … (0) = x."
+    asked = (
+        "According to the image sources (Bildquellen) of the geometry and topology lecture "
+        "notes, who made the picture of the Möbius band (Möbiusband) in Abbildung 5.1?"
+    )
+    example = "S = Möbiusband (vgl. Abbildung 5.1) ist nicht orientierbar."
+    passages = [_IMAGE_SOURCES, figure, example]
+    quote = extractive_answer(asked, passages, prefer=[1], top_passages=0)
+    assert quote.text == "Abb. 5.1 Möbiusband: Jake, tex.stackexchange.com/a/118573/5645 [1]"
+
+
 def test_the_focus_word_of_the_question_brings_its_sentence_from_any_passage() -> None:
     passages = [
         "We have several large siege guns planted in the rear of our division.",
