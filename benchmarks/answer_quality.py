@@ -170,6 +170,10 @@ HELDOUT_SETS = {
     # v27's, v32's and v37's. Written in session 28 by a helper that did not read the answer
     # code, after v41 was run and read; its report did not quote the set.
     "heldout42": (DATA / "answer_quality_heldout42.tsv", range(132, 140), range(140, 150)),
+    # New Chinese questions (other facts), same library as v3's, v8's, v14's, v18's, v23's,
+    # v28's, v33's and v38's. Written in session 28 by a helper that did not read the answer
+    # code, after v42 was committed; its report did not quote the set.
+    "heldout43": (DATA / "answer_quality_heldout43.tsv", range(80, 88), range(88, 106)),
 }
 #: RGB-zh positions of the dev questions and their distractors.
 ZH_DEV, ZH_DEV_DISTRACTORS = range(0, 10), range(10, 30)
