@@ -32,7 +32,13 @@ from agentmaker.rag.answer.names import (
     without_source,
 )
 from agentmaker.rag.answer.quotable import PARAGRAPH_WORDS, quotable
-from agentmaker.rag.answer.sentences import LABEL_WORDS, passage_sentences, split_sentences, terms
+from agentmaker.rag.answer.sentences import (
+    LABEL_WORDS,
+    passage_sentences,
+    render_markdown,
+    split_sentences,
+    terms,
+)
 
 __all__ = [
     "ExtractiveAnswer",
@@ -180,14 +186,16 @@ def extractive_answer(
         min_relative_score,
         top_passages,
         frozenset(prefer),
+        passages,
     )
     chosen += _labelled_text(question, chosen, sentences, passages)
     anchor = chosen[0].passage
     chosen.sort(key=lambda s: (s.passage, s.position))
     citations = [(s.passage, s.text) for s in chosen]
     shown = _labelled(question, chosen, headings, anchor)
+    asked = _asked_names(question)
     shown = [
-        f"{d} {code}" if (code := _code_after(s, passages)) else d
+        f"{d} {code}" if (code := _code_after(s, passages, asked)) else d
         for s, d in zip(chosen, shown, strict=True)
     ]
     text = " ".join(f"{display} [{s.passage}]" for s, display in zip(chosen, shown, strict=True))
@@ -196,25 +204,44 @@ def extractive_answer(
 
 # A code block right after a sentence: its first lines.
 _CODE_AFTER = re.compile(r"\s*```[^\n]*\n(.*?)(?:```|\Z)", re.DOTALL)
-#: Lines of a code block a sentence that introduces it ("Example:") is quoted with.
+# A list right after a sentence: its items, one a line.
+_LIST_AFTER = re.compile(r"\s*((?:[ \t]*[-*•][ \t]+\S[^\n]*(?:\n|\Z))+)")
+_ITEM = re.compile(r"^[ \t]*[-*•][ \t]+", re.M)
+#: Lines of a code block or items of a list a sentence that introduces it ("Example:",
+#: "More information:") is quoted with.
 CODE_LINES = 2
 
 
-def _code_after(sentence: _Sentence, passages: Sequence[str]) -> str:
-    """The first lines of the code block ``sentence`` introduces ("Example (from
-    poetry-plugin-export):" above ``[project.entry-points."poetry.application.plugin"]``),
-    on one line; "" when it introduces none. Code is not quoted for itself (its words
-    match any question about it), but a sentence that ends in a colon says nothing
-    without what follows it."""
-    if not sentence.display.rstrip().endswith(":"):
-        return ""
+def _code_after(
+    sentence: _Sentence, passages: Sequence[str], asked: Sequence[set[str]] = ()
+) -> str:
+    """The first lines of the code block or the first items of the list ``sentence``
+    introduces ("Example (from poetry-plugin-export):" above
+    ``[project.entry-points."poetry.application.plugin"]``, "More information:" above
+    "* [issue #1507](https://github.com/py-pdf/pypdf/issues/1507)"), on one line; "" when
+    it introduces none. Code and links are not quoted for themselves (code's words match
+    any question about it, a link says nothing alone), but a sentence that ends in a colon
+    says nothing without what follows it. Nor does one whose code block under it holds a
+    name the question asks about (``asked``, each a name's terms) and the sentence does
+    not: that line of the block is shown ("… custom url in the urls section." above
+    ``"Bug Tracker" = "https://github.com/python-poetry/poetry/issues"``)."""
     passage = passages[sentence.passage - 1]
-    at = passage.find(sentence.text)
-    block = _CODE_AFTER.match(passage, at + len(sentence.text)) if at >= 0 else None
-    if block is None:
+    # The sentence's words as the passage has them, maybe wrapped over lines.
+    found = re.search(r"\s+".join(map(re.escape, sentence.text.split())), passage)
+    if found is None:
         return ""
-    lines = [line.strip() for line in block.group(1).splitlines() if line.strip()]
-    return " ".join(lines[:CODE_LINES])
+    end = found.end()
+    block = _CODE_AFTER.match(passage, end)
+    lines = [line.strip() for line in block.group(1).splitlines() if line.strip()] if block else []
+    if not sentence.display.rstrip().endswith(":"):
+        missing = [name for name in asked if not name <= sentence.terms.keys()]
+        return next((line for line in lines if any(n <= set(terms(line)) for n in missing)), "")
+    if lines:
+        return " ".join(lines[:CODE_LINES])
+    if items := _LIST_AFTER.match(passage, end):
+        listed = [render_markdown(item.strip()) for item in _ITEM.split(items.group(1))]
+        return "; ".join([item for item in listed if item][:CODE_LINES])
+    return ""
 
 
 # A sentence that opens with a name: "… Czech Všichni lidé …" ("…" where a passage was cut).
@@ -467,6 +494,15 @@ def _score(
     return idf
 
 
+def _asked_names(question: str) -> list[set[str]]:
+    """The terms of each name ``question`` asks about, not those it points at a document
+    by ("Bug Tracker", not "Poetry" of "In the urls example of Poetry's pyproject.toml
+    docs, which URL is given for the Bug Tracker?")."""
+    where = set(terms(" ".join(document_names(question))))
+    names = [set(terms(name)) for name in names_in(without_source(question))]
+    return [name for name in names if name and not name <= where]
+
+
 def _named_terms(question: str, sentences: list[_Sentence]) -> frozenset[str]:
     """The terms of the names ``question`` asks about that one passage alone holds
     ("Welsh" in "which word of the Welsh version stands for dignity?", of the passages of
@@ -494,6 +530,12 @@ def _source_terms(question: str) -> frozenset[str]:
     return frozenset(set(terms(source_of(question) + " " + where)) - asked)
 
 
+# Focus words an identifier answers: "which setting", "what option".
+_IDENTIFIER_KINDS = frozenset(
+    terms("setting option flag variable command key parameter argument field extra")
+)
+
+
 def _focus(question: str) -> str | None:
     match = _FOCUS.search(question)
     if match is None:
@@ -511,11 +553,14 @@ def _choose(
     min_relative: float,
     top_passages: int,
     pointed: frozenset[int] = frozenset(),
+    passages: Sequence[str] = (),
 ) -> list[_Sentence]:
     """The anchor (best whole sentence), then sentences that add what it lacks. When a
     model pointed at passages (``pointed``), no other passage's sentence is glued on for
     bringing the question's focus word ("The last release of PyPI was pyPdf 1.13" after
-    the changelog entry the model pointed at, to "In which pypdf release …")."""
+    the changelog entry the model pointed at, to "In which pypdf release …"); nor for a
+    focus word an identifier answers ("which setting"), when the anchor (with the code it
+    shows from ``passages``) holds one."""
     whole = [s for s in sentences if not s.fragment] or sentences
     ranked = sorted(
         (s for s in whole if s.score > 0), key=lambda s: (-s.score, s.passage, s.position)
@@ -529,6 +574,12 @@ def _choose(
     seen = [set(anchor.terms) or {anchor.text.lower()}]
     total = sum(idf.values()) or 1.0
     focus = _focus(question)
+    shown = f"{anchor.display} {_code_after(anchor, passages)}" if passages else anchor.display
+    if focus in _IDENTIFIER_KINDS and IDENTIFIER.search(shown):
+        # "Which setting …": the anchor's "poetry config keyring.enabled false" names one
+        # ("In this case, … by setting the virtualenvs.create setting to false" of another
+        # passage is not glued on for the word).
+        focus = None
     for s in ranked[1:]:
         if len(chosen) >= max_sentences:
             break

@@ -12,6 +12,7 @@ sentences. :func:`terms` are the words a question and a sentence are matched on.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 __all__ = [
@@ -67,6 +68,7 @@ _CITATION_ONLY = re.compile(r"[\d(\[]?.{0,30}(?:§|U\.S\.C\.|C\.F\.R\.).{0,20}")
 # A list's entry opens with its label and number: "Abb. 5.1 Möbiusband: Jake, …",
 # "Fig. 3 …", "Table 2: …".
 _ENTRY = re.compile(r"([A-Z][^\W\d_]{0,11}\.?) \d")
+_SHORTCODE = re.compile(r"(?<!\()\{\{[<%].*?[%>]\}\}")
 _BULLET = re.compile(r"^\s*(?:[-*•‣◦▪–—]|\d{1,3}[.)]|[a-zA-Z][.)])\s+")
 _HEADING = re.compile(r"#{1,6}\s+\S")
 # Lines that hold no prose: only links or URLs, a table rule, a code fence.
@@ -179,7 +181,7 @@ def _blocks(text: str, *, code: bool = False) -> list[str]:
     """
     blocks: list[list[str]] = []
     in_code = False
-    for raw in text.splitlines():
+    for raw in _lines(text):
         line = raw.strip()
         if _FENCE.match(line):  # code is not prose: nothing inside a fence is quoted
             in_code = not in_code
@@ -201,6 +203,19 @@ def _blocks(text: str, *, code: bool = False) -> list[str]:
         else:
             blocks.append([line])
     return [" ".join(lines) for lines in blocks if lines]
+
+
+def _lines(text: str) -> Iterator[str]:
+    """The lines of ``text``, a shortcode of the docs' site generator ("{{% note %}}",
+    "{{< tab … >}}") breaking them into paragraphs, even where a passage shown in part
+    runs them into one line ("… instead. {{% /note %}} {{% warning %}} Local version
+    identifiers …"). Not a link's target: "[groups]({{< relref "…" >}})"."""
+    for raw in text.splitlines():
+        first, *rest = _SHORTCODE.split(raw)
+        yield first
+        for part in rest:
+            yield ""
+            yield part
 
 
 def _no_prose(line: str) -> bool:

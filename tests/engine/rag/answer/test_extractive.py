@@ -336,6 +336,29 @@ def test_the_focus_word_of_the_question_brings_its_sentence_from_any_passage() -
     assert (4, "These guns are nine-inch calibre and twelve feet long.") in answer.citations
 
 
+def test_an_identifier_answers_a_which_setting_question_without_the_word() -> None:
+    # docs/faq.md: "keyring.enabled" is the setting asked for; another passage's sentence
+    # is not glued on for holding the word "setting" (held-out v33: it cited a passage
+    # on another setting).
+    faq = (
+        "Alternatively, you can disable the keyring completely:\n\n"
+        "```bash\npoetry config keyring.enabled false\n```\n\n"
+        "Be aware that this will cause Poetry to write passwords to plaintext config files."
+    )
+    other = (
+        "In this case, you can disable this feature by setting the virtualenvs.create "
+        "setting to false."
+    )
+    asked = "Which setting do I set to false to disable the keyring completely?"
+    quote = extractive_answer(asked, [faq, other], top_passages=0)
+    assert [n for n, _ in quote.citations] == [1]
+    assert "poetry config keyring.enabled false" in quote.text
+    # Without an identifier in the best sentence, the word still brings its sentence.
+    plain = faq.replace("keyring.enabled", "keyring")
+    quote = extractive_answer(asked, [plain, other], top_passages=0)
+    assert 2 in [n for n, _ in quote.citations]
+
+
 def test_a_label_line_is_quoted_with_the_line_under_it() -> None:
     # The hello-world PDF's text, as the app's reader gives it (held-out v19).
     hello = (
@@ -517,6 +540,57 @@ def test_a_sentence_that_introduces_code_is_quoted_with_its_first_lines() -> Non
     # A sentence that does not end in a colon is quoted alone.
     plain = docs.replace("/x)):", "/x)).")
     assert "poetry.application.plugin" not in extractive_answer(question, [plain]).text
+
+
+def test_a_sentence_that_introduces_a_list_of_links_is_quoted_with_its_first_items() -> None:
+    # docs/user/extract-text.md: the issue's number stands in the list's link only.
+    guide = (
+        "This representation used\nwithin the PDF file makes it very hard to guarantee "
+        "correct whitespaces.\n\n\nMore information:\n\n"
+        "* [issue #1507](https://github.com/py-pdf/pypdf/issues/1507)\n"
+        "* [Negative numbers in PDF content stream text object](https://stackoverflow.com/a/1)\n"
+        "* Mark Stephens: [Understanding PDF text objects](https://blog.example/x), 2010.\n"
+    )
+    asked = "Which GitHub issue does the guide point to for more information on whitespace?"
+    quote = extractive_answer(asked, [guide], top_passages=0).text
+    assert "More information: issue #1507; Negative numbers in PDF content stream" in quote
+    assert "Mark Stephens" not in quote
+
+
+def test_a_code_line_that_holds_the_name_asked_about_is_quoted_with_its_sentence() -> None:
+    # docs/pyproject.md: the Bug Tracker stands only in the example under the sentence,
+    # which is wrapped over two lines.
+    urls = (
+        "### urls\n\n**Deprecated**: Use `project.urls` instead.\n\n"
+        "In addition to the basic urls (`homepage`, `repository` and `documentation`), you "
+        "can specify\nany custom url in the `urls` section.\n\n"
+        '```toml\n[tool.poetry.urls]\n"Bug Tracker" = '
+        '"https://github.com/python-poetry/poetry/issues"\n```\n'
+    )
+    asked = "In the urls example of Poetry's docs, which URL is given for the Bug Tracker?"
+    quote = extractive_answer(asked, [urls], top_passages=0).text
+    assert quote.endswith(
+        'custom url in the urls section. "Bug Tracker" = '
+        '"https://github.com/python-poetry/poetry/issues" [1]'
+    )
+    # Not a line that holds no name of the question's: the sentence is quoted alone.
+    other = "In the urls example of Poetry's docs, which URL is given for the wiki?"
+    assert "tool.poetry.urls" not in extractive_answer(other, [urls], top_passages=0).text
+
+
+def test_a_docs_sites_shortcodes_end_paragraphs_and_are_not_quoted() -> None:
+    # docs/cli.md, as a focused passage runs it into one line.
+    cli = (
+        "`--local-version` is deprecated and will be removed in a future version of Poetry. "
+        "Use `--config-settings local-version=<version>` instead. {{% /note %}} "
+        "{{% warning %}} Local version identifiers SHOULD NOT be used when publishing "
+        'upstream projects. See [groups]({{< relref "managing-dependencies#groups" >}}).'
+    )
+    assert split_sentences(cli)[1:] == [
+        "Use `--config-settings local-version=<version>` instead.",
+        "Local version identifiers SHOULD NOT be used when publishing upstream projects.",
+        'See [groups]({{< relref "managing-dependencies#groups" >}}).',
+    ]
 
 
 def test_an_opening_in_clause_says_where_to_look_and_a_number_may_be_in_words() -> None:
