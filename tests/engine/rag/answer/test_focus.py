@@ -59,6 +59,25 @@ def test_chinese_passages_are_cut_by_characters() -> None:
     assert len(focused.content) < len(text) / 3
 
 
+def test_a_passage_in_another_script_that_shares_no_word_is_kept_whole() -> None:
+    # corpus/good/korean-text-with-tables.pdf: no word of an English question stands in
+    # the Korean brochure, whose answer is far from its opening (held-out v38).
+    brochure = " ".join(
+        f"{i}월 이용 혜택은 커피전문점과 제과점에서 제공됩니다." for i in range(1, 13)
+    )
+    brochure += " 유효기간이 지난 빅포인트는 월 단위로 자동 소멸됩니다."
+    asked = "In what unit are Big Points automatically extinguished when their validity expires?"
+    [whole] = focus_passages(asked, [SourceRef(1, brochure)], max_words=40)
+    assert whole.content == brochure and "focused" not in whole.metadata
+    # A passage in the question's own script is still cut to its opening...
+    [opening] = focus_passages("Qu'est-ce que c'est ?", [SourceRef(1, LONG)], max_words=30)
+    assert opening.content.endswith(" …")
+    # ...and so is one in another script that shares a word with the question.
+    named = "What does the brochure say about 2500 points?"
+    [cut] = focus_passages(named, [SourceRef(1, "2500 포인트. " + brochure)], max_words=40)
+    assert "월 단위" not in cut.content and cut.metadata["focused"] is True
+
+
 def test_a_model_that_asks_for_focus_sees_and_cites_the_focused_passage(tmp_path: Path) -> None:
     library = Library.open(tmp_path / "lib.sqlite", embedder=FakeEmbedder())
     try:
