@@ -26,7 +26,7 @@ import re
 from collections.abc import Sequence
 
 from agentmaker.rag.answer.extractive import ScoredSentence, score_sentences
-from agentmaker.rag.answer.names import fold
+from agentmaker.rag.answer.names import fold, in_blocks
 from agentmaker.rag.answer.prompting import SourceRef
 from agentmaker.rag.answer.quotable import is_label_line
 from agentmaker.rag.answer.records import NUMBERED, RECORD, names_record, names_value, record_spans
@@ -87,12 +87,6 @@ def focus_passages(
     return out
 
 
-# The letters of scripts written without spaces between words or in syllable blocks
-# (Chinese, Japanese, Korean).
-_BLOCK_LETTER = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]")
-_LETTER = re.compile(r"[^\W\d_]")
-
-
 def _unmatched_script(question: str, sentences: list[ScoredSentence]) -> bool:
     """Whether a passage shares no word with ``question`` and is written in another
     script: a Korean brochure's passage, found by meaning for an English question, whose
@@ -101,12 +95,7 @@ def _unmatched_script(question: str, sentences: list[ScoredSentence]) -> bool:
     if any(s.score for s in sentences):
         return False
     text = " ".join(s.text for s in sentences)
-    return _blocky(question) != _blocky(text)
-
-
-def _blocky(text: str) -> bool:
-    """Whether most letters of ``text`` are Chinese, Japanese or Korean."""
-    return len(_BLOCK_LETTER.findall(text)) * 2 > len(_LETTER.findall(text))
+    return in_blocks(question) != in_blocks(text)
 
 
 def _scored(question: str, passages: list[str]) -> dict[int, list[ScoredSentence]]:

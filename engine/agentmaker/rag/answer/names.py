@@ -25,7 +25,9 @@ __all__ = [
     "IDENTIFIER",
     "asked_for_codes",
     "document_names",
+    "document_words",
     "fold",
+    "in_blocks",
     "language_names",
     "named",
     "names_in",
@@ -38,6 +40,19 @@ __all__ = [
 
 #: A Chinese character.
 CJK_CHAR = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
+# A letter of the scripts written without spaces between words or in syllable blocks
+# (Chinese, Japanese, Korean, its syllables folded to their letters too), and any letter.
+_BLOCK_LETTER = re.compile(
+    r"[\u1100-\u11ff\u3130-\u318f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]"
+)
+_LETTER = re.compile(r"[^\W\d_]")
+
+
+def in_blocks(text: str) -> bool:
+    """Whether most letters of ``text`` are Chinese, Japanese or Korean."""
+    return len(_BLOCK_LETTER.findall(text)) * 2 > len(_LETTER.findall(text))
+
+
 # A name: capitalised words in a row ("Sala Baker", "Bankruptcy Reform Act"), allowing
 # "of"/"the"/"de" inside; or a single ALL-CAPS / snake_case / CamelCase word.
 # A capitalised word ends where Chinese begins: "B站的月活跃用户" names "B" at most.
@@ -141,6 +156,35 @@ def names_in(body: str, proper: AbstractSet[str] = frozenset()) -> list[str]:
     """The names ``body`` states, folded (a word of ``proper`` opening it is one)."""
     found = [fold(name) for name, _ in _name_runs(body, proper)]
     return [n for n in found if n.strip() and n not in _UNITS]
+
+
+# Words that end the words describing a document, read back from its word for a document
+# ("the geometry and topology lecture notes", "the National Weather Service's spring
+# safety article").
+_PHRASE_BREAK = frozenset(
+    re.findall(
+        r"\w+",
+        "the a an this that these those its their his her my your our of in on at to from by "
+        "for with as into about is are was were be do does did according which what whose "
+        "who how when where why",
+    )
+)
+
+
+def document_words(question: str) -> frozenset[str]:
+    """The words of ``question`` that describe a document it points at, lowercase:
+    "geometry", "and", "topology", "lecture", "notes" of "Under which licence are the
+    geometry and topology lecture notes published?"."""
+    words = [w.strip('.,:;?!()"“”‘’`').lower() for w in question.split()]
+    found: set[str] = set()
+    for at, word in enumerate(words):
+        if word not in _DOCUMENT_WORDS:
+            continue
+        back = at
+        while back >= 0 and words[back] and words[back] not in _PHRASE_BREAK:
+            found.add(words[back].removesuffix("'s").removesuffix("’s"))
+            back -= 1
+    return frozenset(found)
 
 
 @functools.lru_cache(maxsize=256)

@@ -59,7 +59,9 @@ from agentmaker.rag.answer.names import (
     CJK_CHAR,
     asked_for_codes,
     document_names,
+    document_words,
     fold,
+    in_blocks,
     language_names,
     named,
     names_in,
@@ -302,6 +304,9 @@ def check_sentence(
     # by another passage found: the question's setting is told around the answer, seldom
     # beside it (the passage that names Davout does not name Moscow).
     setting = frozenset(n for n in asked if any(e.names(n, asked=True) for e in evidence))
+    # The words the question points at its document with ("the geometry and topology
+    # lecture notes"): a passage seldom names its own document.
+    pointing = set(terms(" ".join([*titles, *document_words(question)])))
     claim = _Claim(
         words,
         added,
@@ -316,6 +321,7 @@ def check_sentence(
         setting,
         frozenset(quoted),
         frozenset(numbers & question_numbers),
+        frozenset(t for t in words & asking - pointing if len(t) > 1),
     )
     ranked = sorted(
         ((score, n) for n, e in enumerate(evidence, start=1) if (score := claim.held_by(e))),
@@ -412,6 +418,9 @@ class _Claim:
     quoted: frozenset[str] = frozenset()
     #: The numbers of :attr:`numbers` the question states too ("In pypdf 6.0.0, …").
     echoed_numbers: frozenset[str] = frozenset()
+    #: The question's words the claim repeats, but for the names of the document it
+    #: points at: a passage that holds none of two or more is about something else.
+    repeated: frozenset[str] = frozenset()
 
     def _names_held(self, evidence: Evidence) -> bool:
         """Whether ``evidence`` states the claim's names: all of them, or its own new
@@ -441,6 +450,16 @@ class _Claim:
         if not self.dates <= evidence.dates:
             return 0.0
         if not self._names_held(evidence):
+            return 0.0
+        if (
+            len(self.repeated) >= 2
+            and not self.repeated & evidence.terms
+            # Not a passage in another script (a Korean brochure's, for an English
+            # question): it would not write the question's words.
+            and in_blocks(" ".join(self.repeated)) == in_blocks(evidence.folded)
+        ):
+            # "The geometry and topology lecture notes are published under the MIT
+            # license" is not said by Poetry's list of licences, though it says MIT.
             return 0.0
         if self.about and _share(self.about, evidence.terms) < self.min_coverage:
             return 0.0

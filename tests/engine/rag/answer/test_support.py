@@ -1006,3 +1006,26 @@ def test_what_follows_about_the_answer_comes_from_a_passage_that_names_it() -> N
     both = CheckedAnswer(question, [lobules, f"Testosterone: {glossary}"])
     shown = both.feed("It is testosterone. [1] It is also present in men. [2]") + both.flush()
     assert shown == "It is testosterone. [1] It is also present in men. [2]"
+
+
+def test_a_passage_with_none_of_the_question_words_the_claim_repeats_holds_it_not() -> None:
+    # docs/pyproject.md lists MIT among the licences; the lecture notes name no licence
+    # (held-out v35: "… published under the MIT license. [3]" was shown for it).
+    licences = (
+        "The tool.poetry section > license\nThe license of the package. The recommended "
+        "notation for the most common licenses is (alphabetical): Apache-2.0, BSD-2-Clause, "
+        "GPL-3.0-only, MIT."
+    )
+    notes = "Geometrie und Topologie\nDieses Skript wurde im Wintersemester 2013/2014 geschrieben."
+    asked = "Under which licence are the geometry and topology lecture notes published?"
+    claim = "The geometry and topology lecture notes are published under the MIT license. [1]"
+    assert check_sentence(asked, claim, [licences, notes]).supporting == ()
+    # A passage that holds a word the claim repeats still may: "Poetry" of the list.
+    poetry = "Under which licence is the package published, according to Poetry's docs?"
+    said = "The package is published under the MIT license. [1]"
+    assert check_sentence(poetry, said, [licences, notes]).supporting == (1,)
+    # Nor need a passage in another script: a Korean brochure writes no English word.
+    brochure = "적립 대상: 커피전문점·제과점·편의점 2% 빅포인트 적립"
+    coffee = "According to the brochure, at what rate do coffee shops earn points?"
+    rate = "Coffee shops earn 2% 빅포인트. [1]"
+    assert check_sentence(coffee, rate, [brochure]).supporting == (1,)
