@@ -44,7 +44,10 @@ _SAME = {
     "mpg": ("miles",),
     "high": ("max",),
     "low": ("min",),
+    "model": ("name", "year"),  # a car's model, its model year
 }
+# Words of "how much", "how many" that ask for an amount, not a kind of field.
+_HOW = frozenset(terms("much many"))
 
 
 @dataclass(frozen=True)
@@ -68,9 +71,43 @@ def unasked_fields(question: str, passages: Sequence[str]) -> tuple[str, ...]:
         return ()
     names = [name for record in named.records for name in record]
     fields = {word for name in names for word in terms(name, parts=True)}
-    if any(_asks_for(word, fields) for word in named.wanted):
+    if any(_asks_for(word, fields) for word in named.wanted) and not _qualified_otherwise(
+        question, names, named
+    ):
         return ()
     return tuple(dict.fromkeys(names))
+
+
+# A word that joins what a field is to what it is asked of: "valves per cylinder".
+_PER = "per"
+
+
+def _qualified_otherwise(question: str, names: list[str], named: _Named) -> bool:
+    """Whether ``question`` asks for a field's kind that no field is: the word before the
+    word that asks for a field ("soil temperature", "sea surface temperature", "maximum
+    wind gust"), or before its "per" ("valves per cylinder"), says what is asked, and no
+    part of that field's name says it (the row's temp_min is no soil temperature, its
+    wind no gust; "maximum temperature" is temp_max). A proper name ("Seattle weather")
+    or a value of the record says which record, not what of it."""
+    words = re.findall(r"[A-Za-z][\w-]*", without_source(question))
+    for at, word in enumerate(words):
+        term = terms(word, parts=True)
+        if not term or term[0] not in named.wanted:
+            continue
+        asked = [n for n in names if _asks_for(term[0], set(terms(n, parts=True)))]
+        if not asked:
+            continue
+        before = at - 1
+        if before >= 1 and words[before].lower() == _PER:
+            before -= 1
+        if before < 0 or words[before][0].isupper():
+            continue
+        qualifier = terms(words[before], parts=True)
+        if not qualifier or qualifier[0] not in named.wanted or qualifier[0] in _HOW:
+            continue
+        if not any(_asks_for(qualifier[0], set(terms(n, parts=True))) for n in asked):
+            return True
+    return False
 
 
 def field_values(question: str, passages: Sequence[str]) -> tuple[frozenset[str], frozenset[str]]:

@@ -53,6 +53,33 @@ def test_an_entry_is_named_by_its_first_value(good_dir: Path) -> None:
     assert unasked_fields("How many runways does the airport with code HPN have?", [airports])
 
 
+def test_a_field_qualified_as_another_kind_is_not_asked_for(good_dir: Path) -> None:
+    # The row's temperatures are the air's, its wind no gust (held-out v40-v42).
+    rows = _chunk(good_dir / "seattle-weather.csv", "csv", "date: 2014/06/21;")
+    for other in (
+        "What was the soil temperature in Seattle on 2014/06/21?",
+        "What was the sea surface temperature off Seattle on 2014/06/21?",
+        "What was the maximum wind gust in Seattle on 2014/06/21?",
+    ):
+        assert unasked_fields(other, [rows]) == WEATHER, other
+    # A field's own words qualify it; a proper name or "how much" does not.
+    for asked in (
+        "What was the minimum temperature in Seattle on 2014/06/21?",
+        "What wind speed does the Seattle weather data record for 2014/06/21?",
+        "What weather type does the Seattle weather data record for 2014/06/21?",
+        "How much precipitation fell in Seattle on 2014/06/21?",
+    ):
+        assert unasked_fields(asked, [rows]) == (), asked
+    cars = _chunk(good_dir / "cars.json", "json", "Name: fiat x1.9\n")
+    valves = "How many valves per cylinder does the fiat x1.9 have, according to the cars data?"
+    assert "Cylinders" in unasked_fields(valves, [cars])
+    for asked in (
+        "How many miles per gallon does the fiat x1.9 get, according to the cars data?",
+        "Which model year does the cars data give for the fiat x1.9?",
+    ):
+        assert unasked_fields(asked, [cars]) == (), asked
+
+
 def test_prose_that_names_the_row_may_say_what_its_fields_do_not(good_dir: Path) -> None:
     rows = _chunk(good_dir / "seattle-weather.csv", "csv", "date: 2014/06/21;")
     diary = "On 2014/06/21 the sun shone for fifteen hours over Seattle."
