@@ -322,6 +322,24 @@ def test_a_time_written_with_spaced_initials_is_a_time() -> None:
     assert answer.feed(said) + answer.flush() == said
 
 
+def test_a_date_question_wants_a_date_not_a_weekday() -> None:
+    # v42 (unanswerable): "The siege of Vicksburg began on Sunday, which is general
+    # inspection day. [1]" was shown for the siege's first date.
+    diary = "Sunday is general inspection day, and the officers passed through our quarters."
+    question = "According to the Vicksburg siege diary, on what date did the siege begin?"
+    answer = CheckedAnswer(question, [diary])
+    weekday = "The siege of Vicksburg began on Sunday, which is general inspection day. [1]"
+    assert answer.feed(weekday) + answer.flush() == ""
+    # A month's name, a date in numbers or a Chinese date is one.
+    dated = "May 18 was a Sunday; the siege began that day, general inspection day. [1]"
+    for text in (diary, f"{diary} The siege began May 18."):
+        answer = CheckedAnswer(question, [text])
+        shown = answer.feed(dated) + answer.flush()
+        assert shown == ("" if text == diary else dated)
+    assert quote_answers("哪一天开始围城？", "5月18日开始围城。 [1]")
+    assert not quote_answers("哪一天开始围城？", "星期天开始围城。 [1]")
+
+
 def test_a_sentence_that_only_repeats_the_question_is_no_answer() -> None:
     check = check_sentence(
         "What is the default dist directory used by poetry publish?",
