@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["dates_in", "numeric_dates", "without_dates"]
+__all__ = ["dates_in", "day_numbers", "numeric_dates", "without_dates", "without_days"]
 
 # The months' first three letters, as dates abbreviate them ("Dec", "Sept.").
 _MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
@@ -62,3 +62,30 @@ def dates_in(text: str) -> set[Date]:
 def without_dates(text: str) -> str:
     """``text`` with the dates it writes in numbers (:func:`numeric_dates`) blanked."""
     return _YMD.sub(lambda m: " " if _ymd(m) else m.group(0), text)
+
+
+# A day of the month beside its month's name: "May 15", "15 May", "the 15th of May".
+_MONTH_DAY = re.compile(
+    rf"\b{_MONTH}\s+(?P<day>\d{{1,2}})(?:st|nd|rd|th)?\b(?![:.]\d)"
+    rf"|\b(?P<day2>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<month2>{'|'.join(_MONTH_NAMES.split())})\b",
+    re.I,
+)
+
+
+def _is_day(match: re.Match[str]) -> bool:
+    # "may 5 be used" is no date: May is written with its capital.
+    month = match.group("month") or match.group("month2")
+    return month.lower() != "may" or month[0] == "M"
+
+
+def day_numbers(text: str) -> set[str]:
+    """The days of the month ``text`` writes beside a month's name ("15" of "May 15,
+    2023"): part of a date, no count of anything."""
+    return {m.group("day") or m.group("day2") for m in _MONTH_DAY.finditer(text) if _is_day(m)}
+
+
+def without_days(text: str) -> str:
+    """``text`` with the days it writes beside a month's name blanked (the month kept)."""
+    return _MONTH_DAY.sub(
+        lambda m: (m.group("month") or m.group("month2")) if _is_day(m) else m.group(0), text
+    )

@@ -10,7 +10,7 @@ import functools
 import re
 from dataclasses import dataclass
 
-from agentmaker.rag.answer.dates import Date, dates_in
+from agentmaker.rag.answer.dates import Date, dates_in, without_days
 from agentmaker.rag.answer.grounding import held_numbers
 from agentmaker.rag.answer.names import fold, named
 from agentmaker.rag.answer.sentences import LABEL_WORDS, terms
@@ -65,6 +65,8 @@ class Evidence:
     sentences: tuple[frozenset[str], ...]  # the terms of each sentence, with its label
     measures: dict[str, set[str]]  # the kinds of unit after each number (units.py)
     dates: frozenset[Date]  # dates.py
+    #: Numbers that stand only as a day beside a month's name ("15" of "May 15, 2023").
+    days_only: frozenset[str] = frozenset()
 
     def __or__(self, other: Evidence) -> Evidence:
         measured = {n: set(kinds) for n, kinds in self.measures.items()}
@@ -79,6 +81,9 @@ class Evidence:
             self.sentences + other.sentences,
             measured,
             self.dates | other.dates,
+            (self.days_only | other.days_only)
+            - (self.numbers - self.days_only)
+            - (other.numbers - other.days_only),
         )
 
     def names(self, name: str, *, asked: bool) -> bool:
@@ -139,8 +144,9 @@ def passage_evidence(passage: str) -> Evidence:
     folded = fold(passage) + fold(passage.replace("_", " "))
     capitalised = frozenset(fold(" ".join(_CAPITALISED.findall(passage))).split())
     codes = frozenset(f" {code.lower()} " for code in _TWO_CAPITALS.findall(passage))
+    numbers = frozenset(held_numbers(passage))
     return Evidence(
-        frozenset(held_numbers(passage)),
+        numbers,
         folded,
         frozenset(terms(passage)),
         capitalised,
@@ -148,6 +154,7 @@ def passage_evidence(passage: str) -> Evidence:
         _sentences(passage),
         measures(passage),
         frozenset(dates_in(passage)),
+        numbers - held_numbers(without_days(passage)),
     )
 
 

@@ -51,7 +51,7 @@ from collections.abc import Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
-from agentmaker.rag.answer.dates import Date, numeric_dates, without_dates
+from agentmaker.rag.answer.dates import Date, day_numbers, numeric_dates, without_dates
 from agentmaker.rag.answer.evidence import Evidence, passage_evidence
 from agentmaker.rag.answer.focus import asked_records, asked_rows
 from agentmaker.rag.answer.grounding import as_quantities, stated_numbers
@@ -322,6 +322,7 @@ def check_sentence(
         frozenset(quoted),
         frozenset(numbers & question_numbers),
         frozenset(t for t in words & asking - pointing if len(t) > 1),
+        frozenset(day_numbers(claimed)),
     )
     ranked = sorted(
         ((score, n) for n, e in enumerate(evidence, start=1) if (score := claim.held_by(e))),
@@ -421,6 +422,8 @@ class _Claim:
     #: The question's words the claim repeats, but for the names of the document it
     #: points at: a passage that holds none of two or more is about something else.
     repeated: frozenset[str] = frozenset()
+    #: The numbers the claim writes as a day beside a month's name ("May 15").
+    days: frozenset[str] = frozenset()
 
     def _names_held(self, evidence: Evidence) -> bool:
         """Whether ``evidence`` states the claim's names: all of them, or its own new
@@ -444,6 +447,9 @@ class _Claim:
         """The share of the claim's words ``evidence`` holds when it holds all of its
         numbers (with their units) and names and enough of its words, else 0."""
         if not self.numbers <= evidence.numbers:
+            return 0.0
+        if (self.numbers - self.days) & evidence.days_only:
+            # "15 days of sick leave" is not held by "[Language modified May 15, 2023.]".
             return 0.0
         if unit_conflict(self.units[0], self.units[1], evidence.measures):
             return 0.0

@@ -1047,3 +1047,19 @@ def test_a_passage_with_none_of_the_question_words_the_claim_repeats_holds_it_no
     coffee = "According to the brochure, at what rate do coffee shops earn points?"
     rate = "Coffee shops earn 2% 빅포인트. [1]"
     assert check_sentence(coffee, rate, [brochure]).supporting == (1,)
+
+
+def test_a_day_of_the_month_is_no_count() -> None:
+    # v42 (unanswerable): "… may take up to 15 days of sick leave a year. [1]" was held
+    # by the handbook's "[Language modified May 15, 2023.]".
+    handbook = (
+        "If the aggregate purchases exceed $15,000 for the fiscal year, bids must be "
+        "obtained. [Language modified May 15, 2023.]"
+    )
+    asked = "How many days of sick leave a year may a standing trustee's employees take?"
+    leave = "A standing trustee's employees may take up to 15 days of sick leave a year. [1]"
+    assert check_sentence(asked, leave, [handbook]).supporting == ()
+    # The day itself is held, written as a day.
+    when = "The language was modified on May 15, 2023. [1]"
+    assert check_sentence("When was the language modified?", when, [handbook]).supporting == (1,)
+    assert check_sentence("When?", "It was modified on the 15th of May. [1]", [handbook]).supported
