@@ -335,6 +335,26 @@ def check_sentence(
     return SentenceCheck(sentence, body, cited, pair, claim=True, joint=bool(pair))
 
 
+# The shortest beginning of a word that stands for it ("temp" of "temperature").
+_PREFIX = 3
+
+
+def _any_held(words: frozenset[str], held: frozenset[str]) -> bool:
+    """Whether any of ``words`` is among the ``held`` terms, or a word of a field's name
+    among them begins it or begins with it: a sheet's "temp_max" holds "maximum
+    temperature"."""
+    if words & held:
+        return True
+    parts = {
+        part for term in held if "_" in term for part in term.split("_") if len(part) >= _PREFIX
+    }
+    return any(
+        len(word) >= _PREFIX and (word.startswith(part) or part.startswith(word))
+        for word in words
+        for part in parts
+    )
+
+
 def _parted(names: list[str], question: str, evidence: Sequence[Evidence]) -> list[str]:
     """``names`` (folded), each that no passage found states and that opens with a name
     of ``question`` and goes on with words it lacks split there: "…slept beside Karataev
@@ -459,7 +479,7 @@ class _Claim:
             return 0.0
         if (
             len(self.repeated) >= 2
-            and not self.repeated & evidence.terms
+            and not _any_held(self.repeated, evidence.terms)
             # Not a passage in another script (a Korean brochure's, for an English
             # question): it would not write the question's words.
             and in_blocks(" ".join(self.repeated)) == in_blocks(evidence.folded)
