@@ -206,8 +206,11 @@ def asks_for_number(question: str) -> bool:
 # The most words of a bare answer ("67000 people").
 _BARE_WORDS = 2
 # What "how many" counts: "nurses" of "How many breast care nurses work in Australia?"
-# is counted by its first word ("breast").
-_COUNTED = re.compile(r"\bhow many\s+(?:of\s+(?:the\s+|its\s+|their\s+)?)?([^\W\d_]+)", re.I)
+# is counted by its first word ("breast") or the plural it opens ("nurses").
+_COUNTED = re.compile(
+    r"\bhow many\s+(?:of\s+(?:the\s+|its\s+|their\s+)?)?([^\W\d_]+)((?:\s+[^\W\d_]+){0,2})",
+    re.I,
+)
 
 
 def _counts_what_is_asked(sentence: str, question: str) -> bool:
@@ -217,7 +220,12 @@ def _counts_what_is_asked(sentence: str, question: str) -> bool:
     match = _COUNTED.search(question)
     counted = terms(match.group(1)) if match else []
     said = terms(without_markers(sentence).replace("_", " "))
-    return not counted or len(said) <= _BARE_WORDS or counted[0] in said
+    if not counted or len(said) <= _BARE_WORDS or counted[0] in said:
+        return True
+    # Or by the plural it opens: "passages" of "How many top passages …".
+    after = match.group(2).split() if match else []
+    plural = next((w.lower() for w in after if w.lower().endswith("s") and terms(w)), "")
+    return bool(plural) and terms(plural)[0] in said
 
 
 # An amount asked ("How much cash …"), and a number that counts things: "23,718,968 common

@@ -373,6 +373,12 @@ def test_a_count_names_what_the_question_counts() -> None:
     miles = CheckedAnswer("How many miles per gallon does the ford fiesta get?", [record])
     field = "The ford fiesta has a Miles_per_Gallon of 36.1. [1]"
     assert miles.feed(field) + miles.flush() == field
+    # Or the plural the question's count opens (v43: "how many top passages" is
+    # answered by "… contains 2000 passages …").
+    dpr = "Specifically, we obtain two initial sets of top-2000 passages based on BM25 and DPR."
+    top = CheckedAnswer("How many top passages does each initial set contain?", [dpr])
+    first = "The first initial set contains 2000 passages from BM25. [1]"
+    assert top.feed(first) + top.flush() == first
     # (A bare number, "67000 [1]", may count anything: see the test below.)
 
 
