@@ -9,7 +9,8 @@ from whatever field stood there ("The wheelbase of the datsun b-210 is 1990 lbs"
 weight; REPORT §10, session 23). :func:`unasked_fields` finds such a question before the
 model is asked. A field is asked for by its name's words or their beginnings
 ("temp_max" by "maximum temperature", "Weight_in_lbs" by "weigh") or by a few common
-words for it (:data:`_SAME`: "town" for "city").
+words for it (:data:`_SAME`: "town" for "city"); not when the word before it says it
+is another kind ("soil temperature", "maximum wind gust", "valves per cylinder").
 """
 
 from __future__ import annotations

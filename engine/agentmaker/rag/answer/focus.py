@@ -6,7 +6,9 @@ and a small model loses the fact among them. :func:`focus_passages` keeps, of ea
 passage, the sentences that match the question best (scored as the extractive answer
 scores them), each with the sentence before and after it for context, in reading order,
 up to a word budget; left-out stretches are marked with "…". A passage that matches no
-word of the question keeps its opening sentences (it was found by meaning). Lines of
+word of the question keeps its opening sentences (it was found by meaning), unless it is
+written in another script than the question (a Korean brochure for an English question):
+then no word says which of its sentences bear on it, and it is kept whole. Lines of
 code count as sentences here (an error message or a setting in a code block answers
 questions too). A passage of records (a sheet's ``[row N]`` lines, a JSON file's
 ``[N]`` or ``[key]`` entries) keeps whole records, those that match the question best,
