@@ -174,6 +174,10 @@ HELDOUT_SETS = {
     # v28's, v33's and v38's. Written in session 28 by a helper that did not read the answer
     # code, after v42 was committed; its report did not quote the set.
     "heldout43": (DATA / "answer_quality_heldout43.tsv", range(80, 88), range(88, 106)),
+    # New Chinese questions (other facts), same library as v2's, v9's, v12's, v19's, v24's,
+    # v29's, v34's and v39's. Written in session 28 by a helper that did not read the answer
+    # code, after v43 was run and read; its report did not quote the set.
+    "heldout44": (DATA / "answer_quality_heldout44.tsv", range(54, 62), range(62, 80)),
 }
 #: RGB-zh positions of the dev questions and their distractors.
 ZH_DEV, ZH_DEV_DISTRACTORS = range(0, 10), range(10, 30)
