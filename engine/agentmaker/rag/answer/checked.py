@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 
 from agentmaker.rag.answer.answer_split import SentenceSplitter
 from agentmaker.rag.answer.citations import is_non_answer, without_markers
+from agentmaker.rag.answer.dates import writes_date
 from agentmaker.rag.answer.extractive import question_coverage
 from agentmaker.rag.answer.fields import field_values, gives_another_field
 from agentmaker.rag.answer.grounding import held_numbers, numbers_in, plain, stated_numbers
@@ -126,16 +127,9 @@ _TIME = re.compile(
 _ASKS_FOR_HEAT = re.compile(r"\bhow (hot|cold|warm)\b|\bwhat temperature\b", re.I)
 _HEAT = re.compile(r"\d\s*(?:°|º|degrees?\b)|\b\d+\s*[FC]\b|摄氏|华氏|\d\s*度", re.I)
 _ASKS_FOR_YEAR = re.compile(r"\b(in )?(what|which) year\b|哪一?年", re.I)
-# Questions for a date, and the dates documents write: a month's name ("May 18", "18th of
-# May 1863"), a date in numbers ("1863-05-18", "5/18/1863"), "5月18日". A weekday is
-# none: "on Sunday, which is general inspection day" dates no siege.
+# Questions for a date (dates.writes_date: a weekday is none, "on Sunday, which is general
+# inspection day" dates no siege).
 _ASKS_FOR_DATE = re.compile(r"\b(what|which) date\b|哪一?天|几月几[日号]", re.I)
-_DATE = re.compile(
-    r"\b(january|february|march|april|may|june|july|august|september|october|november|"
-    r"december|jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec)\b\.?"
-    r"|\d{1,4}[-/.]\d{1,2}[-/.]\d{1,4}|[0-9〇零一二三四五六七八九十]+[日号]",
-    re.I,
-)
 # A year as documents write it: "1805", "2021", "'97"; "1805年", "二〇〇四年".
 _YEAR = re.compile(
     r"(?<![\d.,])(1\d{3}|20\d{2})(?!\d|[.,]\d)|'\d{2}\b|[〇零一二三四五六七八九十0-9]+年"
@@ -266,7 +260,7 @@ def _states_number(sentence: str, question: str) -> bool:
         return bool(_HEAT.search(sentence))
     if _ASKS_FOR_DATE.search(question):
         # A date, not any number nor a weekday.
-        return bool(_DATE.search(sentence))
+        return writes_date(sentence)
     if _ASKS_FOR_YEAR.search(question):
         # A year, not any number: a row's latitude does not say when the airport opened.
         return bool(_YEAR.search(sentence))

@@ -11,7 +11,14 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["dates_in", "day_numbers", "numeric_dates", "without_dates", "without_days"]
+__all__ = [
+    "dates_in",
+    "day_numbers",
+    "numeric_dates",
+    "without_dates",
+    "without_days",
+    "writes_date",
+]
 
 # The months' first three letters, as dates abbreviate them ("Dec", "Sept.").
 _MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
@@ -89,3 +96,17 @@ def without_days(text: str) -> str:
     return _MONTH_DAY.sub(
         lambda m: (m.group("month") or m.group("month2")) if _is_day(m) else m.group(0), text
     )
+
+
+# A date as documents write it: a month's name ("May 18", "Dec. 20, 2018"), a date in
+# numbers ("1863-05-18", "5/18/1863"), a Chinese day ("5月18日").
+_WRITTEN_DATE = re.compile(
+    rf"\b(?:{'|'.join(_MONTH_NAMES.split())})\b|\d{{1,4}}[-/.]\d{{1,2}}[-/.]\d{{1,4}}"
+    r"|[0-9〇零一二三四五六七八九十]+[日号]",
+    re.I,
+)
+
+
+def writes_date(text: str) -> bool:
+    """Whether ``text`` writes a date (a weekday is none: "on Sunday")."""
+    return bool(_WRITTEN_DATE.search(text))

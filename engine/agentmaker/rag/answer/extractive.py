@@ -31,11 +31,10 @@ from agentmaker.rag.answer.names import (
     source_of,
     without_source,
 )
-from agentmaker.rag.answer.quotable import PARAGRAPH_WORDS, quotable
+from agentmaker.rag.answer.quotable import PARAGRAPH_WORDS, quotable, shown_after
 from agentmaker.rag.answer.sentences import (
     LABEL_WORDS,
     passage_sentences,
-    render_markdown,
     split_sentences,
     terms,
 )
@@ -202,46 +201,12 @@ def extractive_answer(
     return ExtractiveAnswer(text, citations)
 
 
-# A code block right after a sentence: its first lines.
-_CODE_AFTER = re.compile(r"\s*```[^\n]*\n(.*?)(?:```|\Z)", re.DOTALL)
-# A list right after a sentence: its items, one a line.
-_LIST_AFTER = re.compile(r"\s*((?:[ \t]*[-*•][ \t]+\S[^\n]*(?:\n|\Z))+)")
-_ITEM = re.compile(r"^[ \t]*[-*•][ \t]+", re.M)
-#: Lines of a code block or items of a list a sentence that introduces it ("Example:",
-#: "More information:") is quoted with.
-CODE_LINES = 2
-
-
 def _code_after(
     sentence: _Sentence, passages: Sequence[str], asked: Sequence[set[str]] = ()
 ) -> str:
-    """The first lines of the code block or the first items of the list ``sentence``
-    introduces ("Example (from poetry-plugin-export):" above
-    ``[project.entry-points."poetry.application.plugin"]``, "More information:" above
-    "* [issue #1507](https://github.com/py-pdf/pypdf/issues/1507)"), on one line; "" when
-    it introduces none. Code and links are not quoted for themselves (code's words match
-    any question about it, a link says nothing alone), but a sentence that ends in a colon
-    says nothing without what follows it. Nor does one whose code block under it holds a
-    name the question asks about (``asked``, each a name's terms) and the sentence does
-    not: that line of the block is shown ("… custom url in the urls section." above
-    ``"Bug Tracker" = "https://github.com/python-poetry/poetry/issues"``)."""
+    """What ``sentence`` introduces in its passage (quotable.shown_after)."""
     passage = passages[sentence.passage - 1]
-    # The sentence's words as the passage has them, maybe wrapped over lines.
-    found = re.search(r"\s+".join(map(re.escape, sentence.text.split())), passage)
-    if found is None:
-        return ""
-    end = found.end()
-    block = _CODE_AFTER.match(passage, end)
-    lines = [line.strip() for line in block.group(1).splitlines() if line.strip()] if block else []
-    if not sentence.display.rstrip().endswith(":"):
-        missing = [name for name in asked if not name <= sentence.terms.keys()]
-        return next((line for line in lines if any(n <= set(terms(line)) for n in missing)), "")
-    if lines:
-        return " ".join(lines[:CODE_LINES])
-    if items := _LIST_AFTER.match(passage, end):
-        listed = [render_markdown(item.strip()) for item in _ITEM.split(items.group(1))]
-        return "; ".join([item for item in listed if item][:CODE_LINES])
-    return ""
+    return shown_after(passage, sentence.text, sentence.display, sentence.terms.keys(), asked)
 
 
 # A sentence that opens with a name: "… Czech Všichni lidé …" ("…" where a passage was cut).

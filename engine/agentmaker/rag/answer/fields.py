@@ -23,7 +23,7 @@ from agentmaker.rag.answer.names import CJK_CHAR, fold, without_source
 from agentmaker.rag.answer.records import NUMBERED, RECORD, names_record, record_spans
 from agentmaker.rag.answer.sentences import terms
 
-__all__ = ["field_values", "gives_another_field", "unasked_fields"]
+__all__ = ["field_values", "gives_another_field", "stands_for", "unasked_fields"]
 
 # A field's name and its value: "temp_max: 27.8" (a sheet's row, "; " between fields)
 # or "Weight_in_lbs: 3140" (a JSON entry, one a line).
@@ -187,12 +187,14 @@ def _asks_for(word: str, fields: set[str]) -> bool:
     """Whether ``word`` of a question asks for one of the ``fields`` (their words)."""
     if any(name in fields for name in _SAME.get(word, ())):
         return True
-    return any(
-        word == field
-        or (
-            min(len(word), len(field)) >= _PREFIX
-            and "_" not in word + field  # "temp_min" is no "temp_max"
-            and (word.startswith(field) or field.startswith(word))
-        )
-        for field in fields
+    return any(stands_for(word, field) for field in fields)
+
+
+def stands_for(word: str, field: str) -> bool:
+    """Whether ``word`` is a word of a field's name ``field`` or its beginning, or
+    begins with it ("temperature" and "temp" of temp_max)."""
+    return word == field or (
+        min(len(word), len(field)) >= _PREFIX
+        and "_" not in word + field  # "temp_min" is no "temp_max"
+        and (word.startswith(field) or field.startswith(word))
     )

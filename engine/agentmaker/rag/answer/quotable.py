@@ -6,20 +6,22 @@ line "Chinese (traditional):" not what is written in that language, a record's f
 "Miles_per_Gallon: 36.1" not whose it is. :func:`quotable` gives the extractive answer
 (extractive.py) a passage's sentences with a table's rows shown after their columns'
 names, each label line joined to what stands under it, and the fields of each short
-record joined into one.
+record joined into one; :func:`shown_after` what a quoted sentence introduces (the
+first lines of a code block, the first items of a list).
 """
 
 from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
+from collections.abc import Set as AbstractSet
 
 from agentmaker.rag.answer.records import record_spans
-from agentmaker.rag.answer.sentences import Sentence
+from agentmaker.rag.answer.sentences import Sentence, render_markdown, terms
 from agentmaker.rag.answer.tables import labelled_row, table_rows
 
-__all__ = ["PARAGRAPH_WORDS", "is_label_line", "quotable"]
+__all__ = ["CODE_LINES", "PARAGRAPH_WORDS", "is_label_line", "quotable", "shown_after"]
 
 
 def quotable(passage: str, sentences: list[Sentence]) -> list[Sentence]:
@@ -156,3 +158,49 @@ def _whole_records(passage: str, sentences: list[Sentence]) -> list[Sentence]:
 def _is_field(sentence: Sentence) -> bool:
     text = sentence.text.strip()
     return bool(_FIELD.fullmatch(text)) and len(text.split()) <= _FIELD_WORDS
+
+
+# A code block right after a sentence: its first lines.
+_CODE_AFTER = re.compile(r"\s*```[^\n]*\n(.*?)(?:```|\Z)", re.DOTALL)
+# A list right after a sentence: its items, one a line.
+_LIST_AFTER = re.compile(r"\s*((?:[ \t]*[-*•][ \t]+\S[^\n]*(?:\n|\Z))+)")
+_ITEM = re.compile(r"^[ \t]*[-*•][ \t]+", re.M)
+#: Lines of a code block or items of a list a sentence that introduces it ("Example:",
+#: "More information:") is quoted with.
+CODE_LINES = 2
+
+
+def shown_after(
+    passage: str,
+    text: str,
+    display: str,
+    held: AbstractSet[str] = frozenset(),
+    asked: Sequence[set[str]] = (),
+) -> str:
+    """The first lines of the code block or the first items of the list that the
+    sentence ``text`` of ``passage`` (shown as ``display``, its terms ``held``)
+    introduces ("Example (from poetry-plugin-export):" above
+    ``[project.entry-points."poetry.application.plugin"]``, "More information:" above
+    "* [issue #1507](https://github.com/py-pdf/pypdf/issues/1507)"), on one line; "" when
+    it introduces none. Code and links are not quoted for themselves (code's words match
+    any question about it, a link says nothing alone), but a sentence that ends in a colon
+    says nothing without what follows it. Nor does one whose code block under it holds a
+    name the question asks about (``asked``, each a name's terms) and the sentence does
+    not: that line of the block is shown ("… custom url in the urls section." above
+    ``"Bug Tracker" = "https://github.com/python-poetry/poetry/issues"``)."""
+    # The sentence's words as the passage has them, maybe wrapped over lines.
+    found = re.search(r"\s+".join(map(re.escape, text.split())), passage)
+    if found is None:
+        return ""
+    end = found.end()
+    block = _CODE_AFTER.match(passage, end)
+    lines = [line.strip() for line in block.group(1).splitlines() if line.strip()] if block else []
+    if not display.rstrip().endswith(":"):
+        missing = [name for name in asked if not name <= held]
+        return next((line for line in lines if any(n <= set(terms(line)) for n in missing)), "")
+    if lines:
+        return " ".join(lines[:CODE_LINES])
+    if items := _LIST_AFTER.match(passage, end):
+        listed = [render_markdown(item.strip()) for item in _ITEM.split(items.group(1))]
+        return "; ".join([item for item in listed if item][:CODE_LINES])
+    return ""

@@ -51,7 +51,8 @@ from collections.abc import Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
-from agentmaker.rag.answer.dates import Date, day_numbers, numeric_dates, without_dates
+from agentmaker.rag.answer.claims import Claim, best_pair
+from agentmaker.rag.answer.dates import day_numbers, numeric_dates, without_dates
 from agentmaker.rag.answer.evidence import Evidence, passage_evidence
 from agentmaker.rag.answer.focus import asked_records, asked_rows
 from agentmaker.rag.answer.grounding import as_quantities, stated_numbers
@@ -61,7 +62,6 @@ from agentmaker.rag.answer.names import (
     document_names,
     document_words,
     fold,
-    in_blocks,
     language_names,
     named,
     names_in,
@@ -70,7 +70,7 @@ from agentmaker.rag.answer.names import (
     without_source,
 )
 from agentmaker.rag.answer.sentences import terms
-from agentmaker.rag.answer.units import asked_kinds, measures, unit_conflict
+from agentmaker.rag.answer.units import asked_kinds, measures
 
 __all__ = [
     "MIN_COVERAGE",
@@ -307,7 +307,7 @@ def check_sentence(
     # The words the question points at its document with ("the geometry and topology
     # lecture notes"): a passage seldom names its own document.
     pointing = set(terms(" ".join([*titles, *document_words(question)])))
-    claim = _Claim(
+    claim = Claim(
         words,
         added,
         numbers,
@@ -331,28 +331,8 @@ def check_sentence(
     if ranked:
         supporting, scores = tuple(n for _, n in ranked), tuple(score for score, _ in ranked)
         return SentenceCheck(sentence, body, cited, supporting, claim=True, scores=scores)
-    pair = _best_pair(claim, evidence, cited)
+    pair = best_pair(claim, evidence, cited)
     return SentenceCheck(sentence, body, cited, pair, claim=True, joint=bool(pair))
-
-
-# The shortest beginning of a word that stands for it ("temp" of "temperature").
-_PREFIX = 3
-
-
-def _any_held(words: frozenset[str], held: frozenset[str]) -> bool:
-    """Whether any of ``words`` is among the ``held`` terms, or a word of a field's name
-    among them begins it or begins with it: a sheet's "temp_max" holds "maximum
-    temperature"."""
-    if words & held:
-        return True
-    parts = {
-        part for term in held if "_" in term for part in term.split("_") if len(part) >= _PREFIX
-    }
-    return any(
-        len(word) >= _PREFIX and (word.startswith(part) or part.startswith(word))
-        for word in words
-        for part in parts
-    )
 
 
 def _parted(names: list[str], question: str, evidence: Sequence[Evidence]) -> list[str]:
@@ -409,145 +389,6 @@ def _tools(question: str, evidence: Sequence[Evidence]) -> set[str]:
     held = " ".join(e.folded for e in evidence)
     words = re.findall(r"(?<![\w.-])[a-z][a-z0-9]+(?![\w-])", question)
     return {name for word in words if (name := f" {word} ") in held}
-
-
-@dataclass(frozen=True)
-class _Claim:
-    words: set[str]
-    added: set[str]
-    numbers: set[str]
-    names: list[str]
-    asked: list[str]  # the names the question states too
-    min_coverage: float
-    #: The question's words, when the claim is a bare answer: a supporting passage
-    #: must hold ``min_coverage`` of them too.
-    about: frozenset[str] | None = None
-    #: The question's words the claim repeats, when it adds no number or name of its
-    #: own: then one sentence of a supporting passage must hold ``min_coverage`` of the
-    #: words it adds, and one of these.
-    echo: frozenset[str] | None = None
-    #: What the claim's new numbers measure, and the kinds of unit the question asks in
-    #: (units.py): "4 gray" is not held by "4–6 weeks", "8.8 hours" answers no question
-    #: asked in gigabytes.
-    units: tuple[dict[str, set[str]], set[str]] = ({}, set())
-    #: The dates the claim writes in numbers ("2012/12/17"): each one fact, held only by
-    #: a passage that writes that day (not by one with 2012, 12 and 17 in other dates).
-    dates: frozenset[Date] = frozenset()
-    #: The names of :attr:`asked` that some passage found holds.
-    setting: frozenset[str] = frozenset()
-    #: The terms of :attr:`names` the claim quotes (``_quoted_words``).
-    quoted: frozenset[str] = frozenset()
-    #: The numbers of :attr:`numbers` the question states too ("In pypdf 6.0.0, …").
-    echoed_numbers: frozenset[str] = frozenset()
-    #: The question's words the claim repeats, but for the names of the document it
-    #: points at: a passage that holds none of two or more is about something else.
-    repeated: frozenset[str] = frozenset()
-    #: The numbers the claim writes as a day beside a month's name ("May 15").
-    days: frozenset[str] = frozenset()
-
-    def _names_held(self, evidence: Evidence) -> bool:
-        """Whether ``evidence`` states the claim's names: all of them, or its own new
-        ones and as many of the question's as it lacks, those being held by other
-        passages found (:attr:`setting`). A name of the question counts as held only
-        apart from the claim's own: "Baz Qux" (of the question's "Foo, Bar and Baz") is
-        no author of the outline PDF."""
-        missing = [n for n in self.names if not evidence.names(n, asked=n in self.asked)]
-        if not missing:
-            return True
-        # A quoted word is no fact of the passage's own here: "Bröder" of the Low Saxon
-        # text is no Scots word for brotherhood, whatever passage names the Scots one.
-        own = [n for n in self.names if n not in self.asked and n not in self.quoted]
-        own_words = set(" ".join(own).split())
-        held = [n for n in self.asked if n not in missing and not set(n.split()) & own_words]
-        return (
-            bool(own or self.numbers) and set(missing) <= self.setting and len(missing) <= len(held)
-        )
-
-    def held_by(self, evidence: Evidence) -> float:
-        """The share of the claim's words ``evidence`` holds when it holds all of its
-        numbers (with their units) and names and enough of its words, else 0."""
-        if not self.numbers <= evidence.numbers:
-            return 0.0
-        if (self.numbers - self.days) & evidence.days_only:
-            # "15 days of sick leave" is not held by "[Language modified May 15, 2023.]".
-            return 0.0
-        if unit_conflict(self.units[0], self.units[1], evidence.measures):
-            return 0.0
-        if not self.dates <= evidence.dates:
-            return 0.0
-        if not self._names_held(evidence):
-            return 0.0
-        if (
-            len(self.repeated) >= 2
-            and not _any_held(self.repeated, evidence.terms)
-            # Not a passage in another script (a Korean brochure's, for an English
-            # question): it would not write the question's words.
-            and in_blocks(" ".join(self.repeated)) == in_blocks(evidence.folded)
-        ):
-            # "The geometry and topology lecture notes are published under the MIT
-            # license" is not said by Poetry's list of licences, though it says MIT.
-            return 0.0
-        if self.about and _share(self.about, evidence.terms) < self.min_coverage:
-            return 0.0
-        if self.echo and not any(
-            _share(self.added, held) >= self.min_coverage and self.echo & held
-            for held in evidence.sentences
-        ):
-            return 0.0
-        # Nothing the claim adds to the question is there (a number as the passage
-        # writes it: "7" as "seven"): "The wind blew from the south in Seattle on
-        # 2013/11/11" is not said by the day's row.
-        if self.added and not (
-            self.added & evidence.terms or self.added & self.numbers & evidence.numbers
-        ):
-            return 0.0
-        coverage = max(
-            _share(self.words, evidence.terms),
-            _share(self.added, evidence.terms) if self.added else 0.0,
-        )
-        return coverage if coverage >= self.min_coverage else 0.0
-
-    def part_of(self, evidence: Evidence) -> bool:
-        """Whether ``evidence`` is about what was asked (holds every name the question
-        states) and holds a number or a new name the claim states: a fact of its own,
-        not only some of its words."""
-        # In full: a pair pieces two passages together, so the surname alone does not do
-        # ("Roberts signed for Norwich City in 2004" from his infobox and a passage on
-        # his Gillingham debut).
-        if not all(named(name, evidence.folded) for name in self.asked):
-            return False
-        # So is every number of the question it repeats: "In pypdf 6.0.0, mypy was
-        # updated to 1.16.0" is not pieced from 6.0.0's section and 5.6.0's mypy update.
-        if not self.echoed_numbers <= evidence.numbers:
-            return False
-        new_names = (name for name in self.names if name not in self.asked)
-        return bool(self.numbers & evidence.numbers) or any(
-            named(name, evidence.folded) for name in new_names
-        )
-
-
-def _best_pair(
-    claim: _Claim, evidence: Sequence[Evidence], cited: tuple[int, ...]
-) -> tuple[int, ...]:
-    """Two passages that support the claim together ("born in Bangor [2] on 26 June
-    1968 [1]", from a biography and its infobox), each holding a part of it and both
-    about what was asked: every name of the question the claim states is in both (so
-    "Iwan Roberts won the 1998 FIFA World Cup final" is not pieced together from his
-    biography and a passage on the World Cup). A pair the model cited first, then the
-    best covered; () when there is none."""
-    best: tuple[bool, float] | None = None
-    chosen: tuple[int, ...] = ()
-    for a in range(len(evidence)):
-        if not claim.part_of(evidence[a]):
-            continue
-        for b in range(a + 1, len(evidence)):
-            if not claim.part_of(evidence[b]):
-                continue
-            score = claim.held_by(evidence[a] | evidence[b])
-            key = (a + 1 in cited or b + 1 in cited, score)
-            if score and (best is None or key > best):
-                best, chosen = key, (a + 1, b + 1)
-    return chosen
 
 
 # A sentence that ends where its complement should follow: "The author is [1].", "It was
@@ -626,7 +467,3 @@ def new_names(question: str, text: str, proper: AbstractSet[str] = frozenset()) 
 
 def _named_in_any(name: str, evidence: Sequence[Evidence]) -> bool:
     return any(named(name, e.folded) for e in evidence)
-
-
-def _share(words: AbstractSet[str], held: AbstractSet[str]) -> float:
-    return len(words & held) / len(words) if words else 1.0
