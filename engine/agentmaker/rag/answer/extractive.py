@@ -52,7 +52,7 @@ __all__ = [
 
 # Questions whose answer is a number or a date: a sentence holding a digit is favoured.
 _ASKS_NUMBER = re.compile(
-    r"\b(how (many|much|long|old|far|often|big|large)|what (year|date|percentage|number|"
+    r"\b(how (many|much|long|old|far|often|big|large)|(what|which) (year|date|percentage|number|"
     r"amount|size)|(what|which)( \w+)? (version|release)|when)\b"
     r"|多少|几|哪一?年|量|数|额|时间|日期|多长|多高|多大|多远|多久",
     re.IGNORECASE,
@@ -188,6 +188,7 @@ def extractive_answer(
         passages,
     )
     chosen += _labelled_text(question, chosen, sentences, passages)
+    chosen += _number_after(question, chosen, sentences)
     anchor = chosen[0].passage
     chosen.sort(key=lambda s: (s.passage, s.position))
     citations = [(s.passage, s.text) for s in chosen]
@@ -244,6 +245,43 @@ def _labelled_text(
             break  # … or the next label of its kind ("Norwegian, Nynorsk" after Bokmål's)
         out.append(s)
     return out
+
+
+#: The sentence after the best one that gives the number asked for is this short at most.
+NUMBER_AFTER_WORDS = 12
+# A sentence of prose: not a page's number and footer ("48 Cancer Council") nor a
+# record's field ("Miles_per_Gallon: 16.5").
+_PROSE_NUMBER = re.compile(r"(?![\s…]*\d).*[.!?。！？]$", re.DOTALL)
+
+
+def _number_after(
+    question: str, chosen: list[_Sentence], sentences: list[_Sentence]
+) -> list[_Sentence]:
+    """The short sentence right after the best one (``chosen[0]``) in its passage, when
+    the question asks for a number that no chosen sentence of that passage holds and
+    that sentence holds one: the best sentence restates what the question asks of ("If
+    you need information in a language other than English, an interpreting service is
+    available.") and the next one answers it ("Call 13 14 50.")."""
+    best = chosen[0]
+    if not _ASKS_NUMBER.search(question):
+        return []
+    own = [s for s in chosen if s.passage == best.passage]
+    if any(_DIGIT.search(s.display) or stated_numbers(s.display, words=True) for s in own):
+        return []
+    after = next(
+        (s for s in sentences if s.passage == best.passage and s.position == best.position + 1),
+        None,
+    )
+    if (
+        after is None
+        or after in chosen
+        or after.fragment
+        or len(after.display.split()) > NUMBER_AFTER_WORDS
+        or not _DIGIT.search(after.display)
+        or not _PROSE_NUMBER.match(after.display)
+    ):
+        return []
+    return [after]
 
 
 def _without_locators(question: str, sentences: list[_Sentence], titles: Sequence[str]) -> None:

@@ -646,6 +646,31 @@ def test_a_label_run_into_its_text_is_quoted_with_the_rest_of_it() -> None:
     assert "fornuft og samvittighet" in quote and "Nynorsk" not in quote
 
 
+def test_the_short_sentence_after_the_best_one_gives_the_number_asked_for() -> None:
+    # corpus/good/failure-after-repair.pdf, the booklet's back page: the best sentence
+    # restates the question, the next one holds the number.
+    back = (
+        "13 11 20 is charged at a local call rate throughout Australia (except from "
+        "mobiles). If you need information in a language other than English, an "
+        "interpreting service is available. Call 13 14 50. If you are deaf, or have a "
+        "hearing or speech impairment, contact us through the National Relay Service."
+    )
+    question = (
+        "Which number can I call for an interpreting service if I need information in a "
+        "language other than English?"
+    )
+    quote = extractive_answer(question, [back], top_passages=0).text
+    assert quote.endswith("an interpreting service is available. [1] Call 13 14 50. [1]")
+    # Not when the question asks for no number, nor when the best sentence holds one.
+    asked = question.replace("Which number can I call", "Whom can I ask")
+    assert "13 14 50" not in extractive_answer(asked, [back], top_passages=0).text
+    stated = back.replace("service is available.", "service is available on 13 14 51.")
+    assert "13 14 50" not in extractive_answer(question, [stated], top_passages=0).text
+    # Nor a page's number and footer after it, nor a record's next field.
+    footer = back.replace("Call 13 14 50.", "48 Cancer Council")
+    assert "Cancer Council" not in extractive_answer(question, [footer], top_passages=0).text
+
+
 def test_a_link_broken_across_lines_is_no_quote() -> None:
     # A PDF's link, broken by a space where its line ended: its words match, it says
     # nothing.
