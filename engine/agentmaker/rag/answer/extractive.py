@@ -590,6 +590,8 @@ def _choose(
         adds_focus = focus is not None and focus in new
         if pointed and s.passage not in pointed | {anchor.passage}:
             adds_focus = False
+        if adds_focus and s.passage != anchor.passage and _brings(ranked, anchor, focus, covered):
+            adds_focus = False  # the anchor's own passage brings it
         if s.score < min_relative * anchor.score and not adds_focus:
             continue
         if not adds_focus and sum(idf[t] for t in new) < MIN_GAIN * total:
@@ -606,6 +608,15 @@ def _choose(
         per[s.passage] += 1
         seen.append(words)
     return chosen
+
+
+def _brings(ranked: list[_Sentence], anchor: _Sentence, focus: str, covered: set[str]) -> bool:
+    """Whether a sentence of the anchor's passage brings the focus word the answer lacks:
+    "Environment Variable: POETRY_KEYRING_ENABLED" under "Enable the system keyring for
+    storing credentials.", not another passage's "… credentials using the system keyring
+    on Linux systems or using environment variables in general"."""
+    own = (s for s in ranked if s.passage == anchor.passage and s is not anchor)
+    return any(focus in s.matched - covered for s in own)
 
 
 def _jaccard(a: set[str], b: set[str]) -> float:

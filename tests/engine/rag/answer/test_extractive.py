@@ -336,6 +336,31 @@ def test_the_focus_word_of_the_question_brings_its_sentence_from_any_passage() -
     assert (4, "These guns are nine-inch calibre and twelve feet long.") in answer.citations
 
 
+def test_the_focus_word_comes_from_the_best_sentences_passage_when_it_holds_it() -> None:
+    # docs/faq.md and docs/configuration.md (held-out v42): the FAQ's sentence holds the
+    # word "environment" too, but the setting's own field line names the variable.
+    faq = (
+        "This may cause Poetry to not be able to install dependencies in the tox "
+        "environments if you have configured credentials using the system keyring on Linux "
+        "systems or using environment variables in general."
+    )
+    setting = (
+        "### `keyring.enabled`\n\n**Type**: `boolean`\n\n**Default**: `true`\n\n"
+        "**Environment Variable**: `POETRY_KEYRING_ENABLED`\n\n"
+        "Enable the system keyring for storing credentials."
+    )
+    asked = (
+        "Which environment variable can I set to turn off Poetry's use of the system keyring "
+        "for storing credentials?"
+    )
+    quote = extractive_answer(asked, [faq, setting], top_passages=0)
+    assert [n for n, _ in quote.citations] == [2, 2]
+    assert "POETRY_KEYRING_ENABLED" in quote.text
+    # Without the field line, the other passage's sentence brings the word.
+    bare = setting.replace("**Environment Variable**: `POETRY_KEYRING_ENABLED`\n\n", "")
+    assert 1 in [n for n, _ in extractive_answer(asked, [faq, bare], top_passages=0).citations]
+
+
 def test_an_identifier_answers_a_which_setting_question_without_the_word() -> None:
     # docs/faq.md: "keyring.enabled" is the setting asked for; another passage's sentence
     # is not glued on for holding the word "setting" (held-out v33: it cited a passage
