@@ -331,7 +331,10 @@ class AnswerStream(TextStream):
         # so made to read one passage, it took the passage's nearest number in its place
         # ("49 degrees" for a temperature no diary entry gives; REPORT §10, session 19).
         refused = len(checked.withheld) > checked.foreign
-        pointed = checked.pointed if checked.only_pointed else []
+        # A sentence copied from a passage, withheld for not stating what is asked,
+        # points at that passage too: the answer's place, found ("Tokyo 100-91 [1]" of the
+        # member list's entry, to "In which ward of Tokyo …?").
+        pointed = checked.pointed if checked.only_pointed else checked.copied
         # It pointed at the row the question names ("Item 1A is [1]." to "what is Item
         # 1A?", of a table of contents cut to "| Item 1A. | Risk Factors | 9 |"): that row
         # is quoted. Made to read it alone, the model wrote "Item 1A is a section in the

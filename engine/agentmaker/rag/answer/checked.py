@@ -377,6 +377,10 @@ class CheckedAnswer:
     #: Of :attr:`withheld`, the sentences in English to a Chinese question (their
     #: citations are :attr:`pointed` at).
     foreign: int = 0
+    #: Passages the sentences withheld for not stating what is asked copy their words
+    #: from ("Tokyo 100-91 [1]" to "In which ward of Tokyo is the address of Nippon Yusen
+    #: Kaisha?"): where the model found the answer's place but not the answer.
+    copied: list[int] = field(default_factory=list)
     _splitter: SentenceSplitter = field(default_factory=SentenceSplitter)
     _said: set[str] = field(default_factory=set)  # what was shown, folded
     _held: list[SentenceCheck] = field(default_factory=list)  # see :attr:`waiting`
@@ -418,9 +422,15 @@ class CheckedAnswer:
         what year did Nightingale publish the counts?" - "This is a dataset of the counts.
         [1]")."""
         text = self._checked(self._splitter.flush())
+        for check in self._held:
+            copied = [n for n in check.cited if fold(check.body) in fold(self._passage(n))]
+            self.copied += [n for n in copied if n not in self.copied]
         self.withheld += self.waiting
         self._held = []
         return text
+
+    def _passage(self, number: int) -> str:
+        return self.passages[number - 1] if 1 <= number <= len(self.passages) else ""
 
     def _answers_kind(self, sentence: str) -> bool:
         """Whether ``sentence`` states what the question asks for when it asks for a

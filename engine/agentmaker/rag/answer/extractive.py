@@ -20,7 +20,7 @@ import math
 import re
 from collections import Counter
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from agentmaker.rag.answer.grounding import stated_numbers
 from agentmaker.rag.answer.names import (
@@ -31,7 +31,12 @@ from agentmaker.rag.answer.names import (
     source_of,
     without_source,
 )
-from agentmaker.rag.answer.quotable import PARAGRAPH_WORDS, quotable, shown_after
+from agentmaker.rag.answer.quotable import (
+    PARAGRAPH_WORDS,
+    directory_runs,
+    quotable,
+    shown_after,
+)
 from agentmaker.rag.answer.sentences import (
     LABEL_WORDS,
     passage_sentences,
@@ -187,7 +192,10 @@ def extractive_answer(
         frozenset(prefer),
         passages,
     )
-    chosen += _labelled_text(question, chosen, sentences, passages)
+    with_entry = _with_entry(question, chosen, sentences, passages)
+    if with_entry is chosen:  # a label's text, unless the label names a directory's entry
+        chosen += _labelled_text(question, chosen, sentences, passages)
+    chosen = with_entry
     chosen += _number_after(question, chosen, sentences)
     anchor = chosen[0].passage
     chosen.sort(key=lambda s: (s.passage, s.position))
@@ -245,6 +253,49 @@ def _labelled_text(
             break  # … or the next label of its kind ("Norwegian, Nynorsk" after Bokmål's)
         out.append(s)
     return out
+
+
+#: The lines of a directory's entry quoted after the line that names it, at most...
+ENTRY_LINES = 4
+#: ...and their words.
+ENTRY_WORDS = 16
+
+
+def _with_entry(
+    question: str, chosen: list[_Sentence], sentences: list[_Sentence], passages: Sequence[str]
+) -> list[_Sentence]:
+    """``chosen`` with the best sentence (``chosen[0]``) joined to the lines after it in a
+    directory of its passage (quotable.directory_runs) when it matches the question only
+    by a name the question states: it names an entry ("Nippon Yusen Kaisha (NYK Line)" of
+    a member list), whose lines say what is asked of it ("Yusen Bldg. 3- 2 Manmouchi
+    2-chonie Chiyoda-ku Tokyo 100-91" to "In which ward of Tokyo is the address of Nippon
+    Yusen Kaisha (NYK Line)?"). The directory's other chosen lines, those of other
+    entries, are left out."""
+    best = chosen[0]
+    names = set(terms(" ".join(names_in(without_source(question)))))
+    if not best.matched or not {fold(t).strip() for t in best.matched} <= names:
+        return chosen
+    run = next((r for r in directory_runs(passages[best.passage - 1]) if best.text in r), None)
+    if run is None:
+        return chosen
+    entry = [best]
+    words = 0
+    for s in sentences:
+        if s.passage != best.passage or s.position <= best.position:
+            continue
+        words += len(s.display.split())
+        if len(entry) > ENTRY_LINES or words > ENTRY_WORDS or s.text not in run:
+            break
+        entry.append(s)
+    if len(entry) == 1:
+        return chosen
+    joined = replace(
+        best,
+        text=" ".join(s.text for s in entry),
+        display=" ".join(s.display for s in entry),
+    )
+    rest = [s for s in chosen[1:] if not (s.passage == best.passage and s.text in run)]
+    return [joined, *rest]
 
 
 #: The sentence after the best one that gives the number asked for is this short at most.

@@ -7,7 +7,8 @@ line "Chinese (traditional):" not what is written in that language, a record's f
 (extractive.py) a passage's sentences with a table's rows shown after their columns'
 names, each label line joined to what stands under it, and the fields of each short
 record joined into one; :func:`shown_after` what a quoted sentence introduces (the
-first lines of a code block, the first items of a list).
+first lines of a code block, the first items of a list); :func:`directory_runs` the
+runs of short lines of a directory, whose entries are quoted whole.
 """
 
 from __future__ import annotations
@@ -21,7 +22,14 @@ from agentmaker.rag.answer.records import record_spans
 from agentmaker.rag.answer.sentences import Sentence, render_markdown, terms
 from agentmaker.rag.answer.tables import labelled_row, table_rows
 
-__all__ = ["CODE_LINES", "PARAGRAPH_WORDS", "is_label_line", "quotable", "shown_after"]
+__all__ = [
+    "CODE_LINES",
+    "PARAGRAPH_WORDS",
+    "directory_runs",
+    "is_label_line",
+    "quotable",
+    "shown_after",
+]
 
 
 def quotable(passage: str, sentences: list[Sentence]) -> list[Sentence]:
@@ -73,6 +81,29 @@ def is_label_line(text: str, lines: Collection[str]) -> bool:
     )
 
 
+# A directory: this many lines in a row, each of a few words and no sentence, such as a
+# member list's names and addresses ("Kawasaki Kisen Kaisha, Ltd." / "Hibiya Central
+# Building" / … / "Tokyo 105-8421" / "Japan"). A line may end with an abbreviation's dot.
+_DIRECTORY_LINES = 6
+_DIRECTORY_WORDS = 6
+_DIRECTORY_LINE = re.compile(
+    r"(?![#|>`*-])(?:.*[^\s.!?:;。！？]|(?:.*\W)?[^\W\d_]{1,4}\.)", re.DOTALL
+)
+
+
+def directory_runs(passage: str) -> list[str]:
+    """The runs of ``passage``'s lines that make a directory, each run's lines joined by
+    single spaces."""
+    runs: list[list[str]] = [[]]
+    for raw in passage.splitlines():
+        line = raw.strip()
+        if line and len(line.split()) <= _DIRECTORY_WORDS and _DIRECTORY_LINE.fullmatch(line):
+            runs[-1].append(" ".join(line.split()))
+        elif runs[-1]:
+            runs.append([])
+    return [" ".join(run) for run in runs if len(run) >= _DIRECTORY_LINES]
+
+
 def _with_values(passage: str, sentences: list[Sentence]) -> list[Sentence]:
     """``sentences`` with each label line joined to the line under it, its value: quoted
     alone, "Chinese (traditional):" does not say what the question asks of it ("How is
@@ -83,14 +114,19 @@ def _with_values(passage: str, sentences: list[Sentence]) -> list[Sentence]:
     text's second sentence is the one that names reason and conscience."""
     lines = {line.strip() for line in passage.splitlines()}
     flat = " ".join(passage.split())
+    # In a directory, a short line above another is one of an entry's lines, no label:
+    # "Seoul 110-052" is not what "Korea", "Kawasaki Kisen Kaisha, Ltd." … stand for.
+    runs = directory_runs(passage)
     out: list[Sentence] = []
     index = 0
     while index < len(sentences):
         sentence = sentences[index]
+        pair = f"{sentence.text} {sentences[index + 1].text}" if index + 1 < len(sentences) else ""
         label = (
-            index + 1 < len(sentences)
+            bool(pair)
             and is_label_line(sentence.text, lines)
-            and f"{sentence.text} {sentences[index + 1].text}" in flat
+            and pair in flat
+            and not any(pair in run for run in runs)
         )
         if label:
             members = [sentence, sentences[index + 1]]
