@@ -178,6 +178,10 @@ HELDOUT_SETS = {
     # v29's, v34's and v39's. Written in session 28 by a helper that did not read the answer
     # code, after v43 was run and read; its report did not quote the set.
     "heldout44": (DATA / "answer_quality_heldout44.tsv", range(54, 62), range(62, 80)),
+    # New Chinese questions (other facts), same library as v1's, v10's, v15's, v20's, v25's,
+    # v30's, v35's and v40's. Written in session 29 by a helper that did not read the answer
+    # code, after v44 was run and read; its report did not quote the set.
+    "heldout45": (DATA / "answer_quality_heldout45.tsv", range(30, 36), range(36, 54)),
 }
 #: RGB-zh positions of the dev questions and their distractors.
 ZH_DEV, ZH_DEV_DISTRACTORS = range(0, 10), range(10, 30)
