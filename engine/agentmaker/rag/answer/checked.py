@@ -86,7 +86,7 @@ CONFIRMED_COVERAGE = 0.2
 REFUSED_COVERAGE = 0.4
 
 # Questions whose answer is a number (not "when": "after surgery" answers that). Narrower
-# than extractive's ``_ASKS_NUMBER``, which only favours sentences with digits: this one
+# than following's ``ASKS_NUMBER``, which only favours sentences with digits: this one
 # holds back an answer until it states a number.
 # Not "how big" or "how large": a size is often told by a likeness ("a hole big enough to
 # bury a horse"). A heat, a depth, a weight or a speed is measured.

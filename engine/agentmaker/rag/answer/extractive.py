@@ -20,23 +20,25 @@ import math
 import re
 from collections import Counter
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
+from agentmaker.rag.answer.candidate import Candidate
+from agentmaker.rag.answer.following import (
+    ASKS_NUMBER,
+    DIGIT,
+    labelled_text,
+    number_after,
+    with_entry,
+)
 from agentmaker.rag.answer.grounding import stated_numbers
 from agentmaker.rag.answer.names import (
     IDENTIFIER,
     document_names,
-    fold,
     names_in,
     source_of,
     without_source,
 )
-from agentmaker.rag.answer.quotable import (
-    PARAGRAPH_WORDS,
-    directory_runs,
-    quotable,
-    shown_after,
-)
+from agentmaker.rag.answer.quotable import quotable, shown_after
 from agentmaker.rag.answer.sentences import (
     LABEL_WORDS,
     passage_sentences,
@@ -55,15 +57,7 @@ __all__ = [
     "with_heading",
 ]
 
-# Questions whose answer is a number or a date: a sentence holding a digit is favoured.
-_ASKS_NUMBER = re.compile(
-    r"\b(how (many|much|long|old|far|often|big|large)|(what|which) (year|date|percentage|number|"
-    r"amount|size)|(what|which)( \w+)? (version|release)|when)\b"
-    r"|多少|几|哪一?年|量|数|额|时间|日期|多长|多高|多大|多远|多久",
-    re.IGNORECASE,
-)
-# A number of its own, not a digit inside a name ("pypdfium2", "PyPDF2").
-_DIGIT = re.compile(r"(?<![^\W\d_])\d")
+
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 # A token of a link or a path ("www.pinkun.com/…", "-iwan-roberts/)."), or a web page's
 # file name, as a link broken across lines ends ("w-about-rowing-for-gold-.-.-..html).").
@@ -112,19 +106,6 @@ class ExtractiveAnswer:
 
     text: str
     citations: list[tuple[int, str]] = field(default_factory=list)
-
-
-@dataclass
-class _Sentence:
-    passage: int  # 1-based
-    position: int
-    text: str  # verbatim, for the citation
-    display: str  # what the reader sees
-    terms: Counter[str]
-    length: int
-    fragment: bool
-    score: float = 0.0
-    matched: frozenset[str] = frozenset()
 
 
 def extractive_answer(
@@ -192,11 +173,11 @@ def extractive_answer(
         frozenset(prefer),
         passages,
     )
-    with_entry = _with_entry(question, chosen, sentences, passages)
-    if with_entry is chosen:  # a label's text, unless the label names a directory's entry
-        chosen += _labelled_text(question, chosen, sentences, passages)
-    chosen = with_entry
-    chosen += _number_after(question, chosen, sentences)
+    entry = with_entry(question, chosen, sentences, passages)
+    if entry is chosen:  # a label's text, unless the label names a directory's entry
+        chosen += labelled_text(question, chosen, sentences, passages)
+    chosen = entry
+    chosen += number_after(question, chosen, sentences)
     anchor = chosen[0].passage
     chosen.sort(key=lambda s: (s.passage, s.position))
     citations = [(s.passage, s.text) for s in chosen]
@@ -211,131 +192,14 @@ def extractive_answer(
 
 
 def _code_after(
-    sentence: _Sentence, passages: Sequence[str], asked: Sequence[set[str]] = ()
+    sentence: Candidate, passages: Sequence[str], asked: Sequence[set[str]] = ()
 ) -> str:
     """What ``sentence`` introduces in its passage (quotable.shown_after)."""
     passage = passages[sentence.passage - 1]
     return shown_after(passage, sentence.text, sentence.display, sentence.terms.keys(), asked)
 
 
-# A sentence that opens with a name: "… Czech Všichni lidé …" ("…" where a passage was cut).
-_OPENING_WORD = re.compile(r"^[\s…]*([^\W\d_]+)")
-
-
-def _labelled_text(
-    question: str, chosen: list[_Sentence], sentences: list[_Sentence], passages: Sequence[str]
-) -> list[_Sentence]:
-    """The sentences after the best one (``chosen[0]``) in its passage, up to
-    ``PARAGRAPH_WORDS`` in all, when it matches the question only by a name the question
-    states and opens with that name: a label run into the first sentence of what it
-    labels ("Czech Všichni lidé rodí se svobodní …" of a passage cut to the Czech text),
-    whose next sentence says what the question asks of it ("… v duchu bratrství"). Not
-    a label on a line of its own: it is quoted with its paragraph already
-    (:func:`quotable.quotable`)."""
-    best = chosen[0]
-    opening = _OPENING_WORD.match(best.display)
-    # Compared folded, as names are: "Bokmål" is the question's "Norwegian Bokmål".
-    names = set(terms(" ".join(names_in(without_source(question)))))
-    matched = {fold(term).strip() for term in best.matched}
-    if not (matched and matched <= names and opening and terms(opening.group(1))):
-        return []
-    lines = {line.strip() for line in passages[best.passage - 1].splitlines()}
-    if fold(opening.group(1)).strip() not in matched or opening.group(1) in lines:
-        return []
-    words = len(best.display.split())
-    out = []
-    for s in sentences:
-        if s.passage != best.passage or s.position <= best.position or s in chosen:
-            continue
-        words += len(s.display.split())
-        after = _OPENING_WORD.match(s.display)
-        if s.fragment or words > PARAGRAPH_WORDS or (after and after[1] == opening[1]):
-            break  # … or the next label of its kind ("Norwegian, Nynorsk" after Bokmål's)
-        out.append(s)
-    return out
-
-
-#: The lines of a directory's entry quoted after the line that names it, at most...
-ENTRY_LINES = 4
-#: ...and their words.
-ENTRY_WORDS = 16
-
-
-def _with_entry(
-    question: str, chosen: list[_Sentence], sentences: list[_Sentence], passages: Sequence[str]
-) -> list[_Sentence]:
-    """``chosen`` with the best sentence (``chosen[0]``) joined to the lines after it in a
-    directory of its passage (quotable.directory_runs) when it matches the question only
-    by a name the question states: it names an entry ("Nippon Yusen Kaisha (NYK Line)" of
-    a member list), whose lines say what is asked of it ("Yusen Bldg. 3- 2 Manmouchi
-    2-chonie Chiyoda-ku Tokyo 100-91" to "In which ward of Tokyo is the address of Nippon
-    Yusen Kaisha (NYK Line)?"). The directory's other chosen lines, those of other
-    entries, are left out."""
-    best = chosen[0]
-    names = set(terms(" ".join(names_in(without_source(question)))))
-    if not best.matched or not {fold(t).strip() for t in best.matched} <= names:
-        return chosen
-    run = next((r for r in directory_runs(passages[best.passage - 1]) if best.text in r), None)
-    if run is None:
-        return chosen
-    entry = [best]
-    words = 0
-    for s in sentences:
-        if s.passage != best.passage or s.position <= best.position:
-            continue
-        words += len(s.display.split())
-        if len(entry) > ENTRY_LINES or words > ENTRY_WORDS or s.text not in run:
-            break
-        entry.append(s)
-    if len(entry) == 1:
-        return chosen
-    joined = replace(
-        best,
-        text=" ".join(s.text for s in entry),
-        display=" ".join(s.display for s in entry),
-    )
-    rest = [s for s in chosen[1:] if not (s.passage == best.passage and s.text in run)]
-    return [joined, *rest]
-
-
-#: The sentence after the best one that gives the number asked for is this short at most.
-NUMBER_AFTER_WORDS = 12
-# A sentence of prose: not a page's number and footer ("48 Cancer Council") nor a
-# record's field ("Miles_per_Gallon: 16.5").
-_PROSE_NUMBER = re.compile(r"(?![\s…]*\d).*[.!?。！？]$", re.DOTALL)
-
-
-def _number_after(
-    question: str, chosen: list[_Sentence], sentences: list[_Sentence]
-) -> list[_Sentence]:
-    """The short sentence right after the best one (``chosen[0]``) in its passage, when
-    the question asks for a number that no chosen sentence of that passage holds and
-    that sentence holds one: the best sentence restates what the question asks of ("If
-    you need information in a language other than English, an interpreting service is
-    available.") and the next one answers it ("Call 13 14 50.")."""
-    best = chosen[0]
-    if not _ASKS_NUMBER.search(question):
-        return []
-    own = [s for s in chosen if s.passage == best.passage]
-    if any(_DIGIT.search(s.display) or stated_numbers(s.display, words=True) for s in own):
-        return []
-    after = next(
-        (s for s in sentences if s.passage == best.passage and s.position == best.position + 1),
-        None,
-    )
-    if (
-        after is None
-        or after in chosen
-        or after.fragment
-        or len(after.display.split()) > NUMBER_AFTER_WORDS
-        or not _DIGIT.search(after.display)
-        or not _PROSE_NUMBER.match(after.display)
-    ):
-        return []
-    return [after]
-
-
-def _without_locators(question: str, sentences: list[_Sentence], titles: Sequence[str]) -> None:
+def _without_locators(question: str, sentences: list[Candidate], titles: Sequence[str]) -> None:
     """Each sentence without the question's words that its passage's title holds: they
     say which document the question is about ("In the file with the first article of the
     UDHR in all languages, which word of the Welsh version…"), not which sentence answers
@@ -352,7 +216,7 @@ def _without_locators(question: str, sentences: list[_Sentence], titles: Sequenc
 
 
 def _labelled(
-    question: str, chosen: list[_Sentence], headings: Sequence[str], anchor: int
+    question: str, chosen: list[Candidate], headings: Sequence[str], anchor: int
 ) -> list[str]:
     """Each chosen sentence as shown; the first of the best sentence's passage
     (``anchor``) after that passage's heading when the heading holds what the question
@@ -390,7 +254,7 @@ def _heading_adds(question: str, heading: str, text: str) -> bool:
     """Whether ``heading`` holds what ``question`` asks for and ``text`` does not: a
     number, when it asks for one; an identifier its last part names, when it asks for a
     setting, an option or a command."""
-    if _ASKS_NUMBER.search(question):
+    if ASKS_NUMBER.search(question):
         return bool(set(_NUMBER.findall(heading)) - set(_NUMBER.findall(text)))
     if _ASKS_IDENTIFIER.search(question):
         last = heading.rsplit(" > ", 1)[-1]
@@ -474,7 +338,7 @@ def _whole(display: str) -> bool:
 
 def _sentences(
     passages: Sequence[str], *, quoting: bool = True, code: bool = False, values: bool = False
-) -> list[_Sentence]:
+) -> list[Candidate]:
     """The sentences of ``passages`` (without reference-list entries; ``quoting``: nor
     the pieces of links, "-iwan-roberts/).", which are nothing to quote; ``values``: a
     label line joined to the line under it and more, see :func:`quotable.quotable`)."""
@@ -490,7 +354,7 @@ def _sentences(
                 continue
             counts = Counter(terms(sentence.display, parts=True))
             out.append(
-                _Sentence(
+                Candidate(
                     number,
                     position,
                     sentence.text,
@@ -505,7 +369,7 @@ def _sentences(
 
 def _score(
     question: str,
-    sentences: list[_Sentence],
+    sentences: list[Candidate],
     named: Collection[str] = (),
     located: Collection[str] = (),
 ) -> dict[str, float]:
@@ -524,7 +388,7 @@ def _score(
     }
     average = sum(s.length for s in sentences) / n or 1.0
     k1, b = 1.2, 0.75
-    wants_number = bool(_ASKS_NUMBER.search(question))
+    wants_number = bool(ASKS_NUMBER.search(question))
     for s in sentences:
         s.matched = frozenset(query & s.terms.keys())
         score = 0.0
@@ -535,7 +399,7 @@ def _score(
         if (
             wants_number
             and score
-            and (_DIGIT.search(s.display) or stated_numbers(s.display, words=True))
+            and (DIGIT.search(s.display) or stated_numbers(s.display, words=True))
         ):
             score *= NUMBER_BOOST
         if located and s.matched.issubset(located):
@@ -557,7 +421,7 @@ def _asked_names(question: str) -> list[set[str]]:
     return [name for name in names if name and not name <= where]
 
 
-def _named_terms(question: str, sentences: list[_Sentence]) -> frozenset[str]:
+def _named_terms(question: str, sentences: list[Candidate]) -> frozenset[str]:
     """The terms of the names ``question`` asks about that one passage alone holds
     ("Welsh" in "which word of the Welsh version stands for dignity?", of the passages of
     a file in many languages): not those by which it points at a document ("the
@@ -600,7 +464,7 @@ def _focus(question: str) -> str | None:
 
 def _choose(
     question: str,
-    sentences: list[_Sentence],
+    sentences: list[Candidate],
     idf: dict[str, float],
     max_sentences: int,
     per_passage: int,
@@ -608,7 +472,7 @@ def _choose(
     top_passages: int,
     pointed: frozenset[int] = frozenset(),
     passages: Sequence[str] = (),
-) -> list[_Sentence]:
+) -> list[Candidate]:
     """The anchor (best whole sentence), then sentences that add what it lacks. When a
     model pointed at passages (``pointed``), no other passage's sentence is glued on for
     bringing the question's focus word ("The last release of PyPI was pyPdf 1.13" after
@@ -641,7 +505,8 @@ def _choose(
         adds_focus = focus is not None and focus in new
         if pointed and s.passage not in pointed | {anchor.passage}:
             adds_focus = False
-        if adds_focus and s.passage != anchor.passage and _brings(ranked, anchor, focus, covered):
+        elsewhere = s.passage != anchor.passage
+        if adds_focus and focus and elsewhere and _brings(ranked, anchor, focus, covered):
             adds_focus = False  # the anchor's own passage brings it
         if s.score < min_relative * anchor.score and not adds_focus:
             continue
@@ -661,7 +526,7 @@ def _choose(
     return chosen
 
 
-def _brings(ranked: list[_Sentence], anchor: _Sentence, focus: str, covered: set[str]) -> bool:
+def _brings(ranked: list[Candidate], anchor: Candidate, focus: str, covered: set[str]) -> bool:
     """Whether a sentence of the anchor's passage brings the focus word the answer lacks:
     "Environment Variable: POETRY_KEYRING_ENABLED" under "Enable the system keyring for
     storing credentials.", not another passage's "… credentials using the system keyring
