@@ -182,6 +182,10 @@ HELDOUT_SETS = {
     # v30's, v35's and v40's. Written in session 29 by a helper that did not read the answer
     # code, after v44 was run and read; its report did not quote the set.
     "heldout45": (DATA / "answer_quality_heldout45.tsv", range(30, 36), range(36, 54)),
+    # New Chinese questions (other facts), same library as v4's, v7's, v11's, v16's, v21's,
+    # v26's, v31's, v36's and v41's. Written in session 29 by a helper that did not read the
+    # answer code, after v45 was committed; its report did not quote the set.
+    "heldout46": (DATA / "answer_quality_heldout46.tsv", range(106, 114), range(114, 132)),
 }
 #: RGB-zh positions of the dev questions and their distractors.
 ZH_DEV, ZH_DEV_DISTRACTORS = range(0, 10), range(10, 30)
