@@ -498,7 +498,12 @@ def _choose(
         # ("In this case, … by setting the virtualenvs.create setting to false" of another
         # passage is not glued on for the word).
         focus = None
-    for s in ranked[1:]:
+    # The anchor's own sentence that brings the focus word comes first, before the
+    # passage's other sentences fill its share: "Environment Variable:
+    # POETRY_SOLVER_LAZY_WHEEL" under "… to only download the METADATA files of wheels."
+    # to "Which environment variable sets the Poetry setting that …?".
+    rest = sorted(ranked[1:], key=lambda s: not (focus and _brings([s], anchor, focus, covered)))
+    for s in rest:
         if len(chosen) >= max_sentences:
             break
         new = s.matched - covered

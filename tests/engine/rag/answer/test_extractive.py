@@ -361,6 +361,35 @@ def test_the_focus_word_comes_from_the_best_sentences_passage_when_it_holds_it()
     assert 1 in [n for n, _ in extractive_answer(asked, [faq, bare], top_passages=0).citations]
 
 
+def test_the_best_sentences_passage_gives_the_focus_word_before_its_other_sentences() -> None:
+    # docs/configuration.md (held-out v45): the section's sentence on HTTP range requests
+    # had taken the passage's second place before its environment variable.
+    setting = (
+        "### `solver.lazy-wheel`\n\n**Type**: `boolean`\n\n**Default**: `true`\n\n"
+        "**Environment Variable**: `POETRY_SOLVER_LAZY_WHEEL`\n\n*Introduced in 1.8.0*\n\n"
+        "Do not download entire wheels to extract metadata but use\n"
+        "[HTTP range requests](https://developer.mozilla.org/en-US/docs/Web/HTTP/Range_requests)"
+        "\nto only download the METADATA files of wheels.\n"
+        "Especially with slow network connections, this setting can speed up dependency "
+        "resolution significantly.\n"
+        "If the cache has already been filled or the server does not support HTTP range "
+        "requests,\nthis setting makes no difference."
+    )
+    others = [
+        "Poetry supports this and any setting can be set by using environment variables.",
+        "Environment variables still take precedence over file-based values.",
+        "Sometimes it's easier to use environment variables and not have to execute "
+        "configuration commands.",
+    ]
+    asked = (
+        "Which environment variable sets the Poetry setting that uses HTTP range requests to "
+        "download only the METADATA files of wheels instead of entire wheels?"
+    )
+    quote = extractive_answer(asked, [setting, *others], top_passages=0).text
+    assert "POETRY_SOLVER_LAZY_WHEEL [1]" in quote and "METADATA files" in quote
+    assert "makes no difference" not in quote
+
+
 def test_an_identifier_answers_a_which_setting_question_without_the_word() -> None:
     # docs/faq.md: "keyring.enabled" is the setting asked for; another passage's sentence
     # is not glued on for holding the word "setting" (held-out v33: it cited a passage
