@@ -30,6 +30,7 @@ from agentmaker.rag.answer.names import (
     document_names,
     fold,
     proper_words,
+    source_of,
     unmatched_identifiers,
     without_source,
 )
@@ -539,6 +540,7 @@ def quote_answers(
     if asks_for_number(question) and not _states_number(said, question):
         return False
     named = numbers_in(" ".join(_NAMED_NUMBER.findall(question)))
+    named -= _naming_the_document(question, located)
     if not named <= held_numbers(_ROW_NUMBER.sub(" ", said)):
         return False
     if not asks_for_name(question):
@@ -547,6 +549,22 @@ def quote_answers(
 
 
 _CITED = re.compile(r"\[(\d+)\]")
+# A number the question names after a word: "chapter 13", "version 1.26.0".
+_WORD_NUMBER = re.compile(r"([^\W\d_]+)\s+(\d+(?:[.,]\d+)*)(?![\w-]|[.,]\d)")
+
+
+def _naming_the_document(question: str, located: Sequence[str]) -> set[str]:
+    """The numbers of the question's "according to …" clause that name the document the
+    passages found are from (``located`` holds the clause's words for the number):
+    "According to the chapter 13 trustee handbook, which agreement must a banking
+    institution execute …" is answered by the handbook's "… must execute a Uniform
+    Depository Agreement.", which does not say "chapter 13" again."""
+    texts = [fold(text) for text in located]
+    return {
+        number
+        for word, number in _WORD_NUMBER.findall(source_of(question))
+        if any(fold(f"{word} {number}") in text for text in texts)
+    }
 
 
 def _cites_another_subject(question: str, quote: str, located: Sequence[str]) -> bool:

@@ -257,6 +257,28 @@ def test_a_quote_holds_the_numbers_the_question_names() -> None:
     assert quote_answers(rule, "As defined in Rule 12b-2 of the Exchange Act. [1]")
 
 
+def test_a_number_that_names_the_document_need_not_stand_in_the_quote() -> None:
+    # Held-out v45: the handbook's sentence does not say "chapter 13" again; one of the
+    # passages found does ("Handbook for Chapter 13 Standing Trustees", a page's footer).
+    question = (
+        "According to the chapter 13 trustee handbook, which agreement must a banking "
+        "institution execute to be approved by the United States Trustee as a depository for "
+        "chapter 13 funds?"
+    )
+    quote = (
+        "To be approved by the United States Trustee, the banking institution must execute "
+        "a Uniform Depository Agreement. [1]"
+    )
+    banks = "1. BANKS\nThe standing trustee must deposit all receipts. " + quote[:-4]
+    footer = "[Footer] Handbook for Chapter 13 Standing Trustees Page 1"
+    assert quote_answers(question, quote, [banks, footer], located=[banks, footer])
+    # Only where a passage names the document so: else the number is asked about.
+    assert not quote_answers(question, quote, [banks], located=[banks])
+    # Nor a number outside the "according to" clause.
+    asked = question.replace("According to the chapter 13 trustee handbook, w", "W")
+    assert not quote_answers(asked, quote, [banks, footer], located=[banks, footer])
+
+
 def test_a_quote_comes_from_a_passage_that_names_the_setting_asked_about() -> None:
     # v38 (unanswerable): another setting's "Introduced in 2.0.0" was quoted for when
     # virtualenvs.path was introduced.
