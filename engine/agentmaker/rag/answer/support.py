@@ -444,8 +444,15 @@ def _added(words: AbstractSet[str], question: AbstractSet[str]) -> set[str]:
     """The ``words`` that the question's terms do not already say, a verb's ending aside
     ("The fiscal year covered by the report is [4]." to "Which fiscal year does the
     report cover?" adds nothing)."""
-    roots = {_INFLECTION.sub("", word) for word in question}
-    return {w for w in words if _INFLECTION.sub("", w) not in roots}
+    roots = {_root(word) for word in question}
+    return {w for w in words if _root(w) not in roots}
+
+
+def _root(word: str) -> str:
+    """``word`` without a verb's ending, nor the "e" a stem may end with: "evaluated",
+    "evaluate" and "evaluating" are all "evaluat"."""
+    root = _INFLECTION.sub("", word)
+    return root[:-1] if len(root) > 3 and root.endswith("e") else root
 
 
 def _about(asking: AbstractSet[str]) -> frozenset[str]:
