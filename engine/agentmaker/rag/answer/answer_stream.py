@@ -26,7 +26,6 @@ from agentmaker.rag.answer.checked import (
     answer_when_unsupported,
     not_found_text,
     passages_answer_question,
-    quote_answers,
 )
 from agentmaker.rag.answer.citations import (
     CitationFilter,
@@ -42,6 +41,7 @@ from agentmaker.rag.answer.fields import unasked_fields
 from agentmaker.rag.answer.focus import focus_passages, record_labels, rows_only
 from agentmaker.rag.answer.grounding import unsupported_numbers
 from agentmaker.rag.answer.prompting import NO_HITS_ANSWER, NO_SENTENCE_ANSWER, SourceRef
+from agentmaker.rag.answer.quote_checks import quote_answers
 from agentmaker.rag.answer.support import cut_short
 from agentmaker.rag.chunking.located import focus_row
 from agentmaker.retrieval.types import MetadataFilter, RetrievalResult

@@ -16,21 +16,18 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from agentmaker.rag.answer.answer_split import SentenceSplitter
+from agentmaker.rag.answer.asked_kind import asks_for_name, asks_for_number, states_number
 from agentmaker.rag.answer.citations import is_non_answer, without_markers
-from agentmaker.rag.answer.dates import writes_date
 from agentmaker.rag.answer.extractive import question_coverage
 from agentmaker.rag.answer.fields import field_values, gives_another_field
-from agentmaker.rag.answer.grounding import held_numbers, numbers_in, plain, stated_numbers
 from agentmaker.rag.answer.names import (
     CJK_CHAR,
-    document_names,
     fold,
     proper_words,
-    source_of,
     unmatched_identifiers,
     without_source,
 )
@@ -42,7 +39,6 @@ from agentmaker.rag.answer.support import (
     cut_short,
     new_names,
 )
-from agentmaker.rag.answer.units import measures
 
 __all__ = [
     "GATE_COVERAGE",
@@ -52,12 +48,9 @@ __all__ = [
     "CheckedAnswer",
     "Fallback",
     "answer_when_unsupported",
-    "asks_for_name",
-    "asks_for_number",
     "in_chinese",
     "not_found_text",
     "passages_answer_question",
-    "quote_answers",
 ]
 
 # Tuned on the DEV questions of benchmarks/answer_quality.py (REPORT §10), with the
@@ -85,64 +78,6 @@ CONFIRMED_COVERAGE = 0.2
 #: answer's words from the quote, it refuses more of them; below this share, quotes to
 #: unanswerable questions outnumbered right ones on the tuning sets.
 REFUSED_COVERAGE = 0.4
-
-# Questions whose answer is a number (not "when": "after surgery" answers that). Narrower
-# than following's ``ASKS_NUMBER``, which only favours sentences with digits: this one
-# holds back an answer until it states a number.
-# Not "how big" or "how large": a size is often told by a likeness ("a hole big enough to
-# bury a horse"). A heat, a depth, a weight or a speed is measured.
-_ASKS_FOR_NUMBER = re.compile(
-    r"\b(how (many|much|long|old|far|often|tall|high|hot|cold|warm|deep|heavy|fast)"
-    r"|what (year|percentage|"
-    r"number|amount|share|proportion|fee|price|cost)|(what|which)( \w+)? (version|release)|"
-    r"(tele)?phone number|"
-    r"in what year)\b|多少|几|哪一?年",
-    re.IGNORECASE,
-)
-# Questions whose answer is a name: "What was the name of…", "Who was the colonel…".
-_ASKS_FOR_NAME = re.compile(
-    r"\b(what|which) (is|was|are|were) (the |his |her |its |their )?names?\b|\bthe name of\b"
-    r"|^\W*who (is|was|are|were) the\b"
-    # "Which law firm is …", "Which football club did …": a firm, a club, a place is named.
-    r"|^\W*(what|which) (\w+ )?(firm|company|corporation|club|team|bank|agency|airline|"
-    r"university|publisher|newspaper|city|town|country|state|county|province)\b",
-    re.IGNORECASE,
-)
-# Quantities without digits besides number words: "twice", "a dozen", "a third", "三个";
-# and for "how often", "weekly" (elsewhere "monthly casualty counts" states no number).
-_QUANTITY = re.compile(
-    r"\b(once|twice|dozen|half|(a|one|two|three) (third|quarter|fifth|tenth)s?)\b"
-    r"|[一二三四五六七八九十百千万亿两半]",
-    re.I,
-)
-# Questions for a time of day, and the times documents write: "16:29", "4 p.m.",
-# "noon", "16时29分", "晚上11点".
-_ASKS_FOR_TIME = re.compile(r"\b(what|which) time\b(?! zone)|\btime of (the )?day\b|几点", re.I)
-_TIME = re.compile(
-    r"\d{1,2}[:.]\d{2}\b|\b\d{1,2}\s*(a\.?\s?m\b|p\.?\s?m\b|o'clock)|\b(noon|midnight|morning|"
-    r"afternoon|evening|night|dawn|dusk|sunrise|sunset)\b|[0-9〇零一二三四五六七八九十]+[时点]",
-    re.I,
-)
-# Questions for a temperature, and the temperatures documents write: "120°F", "49 °C",
-# "90 degrees".
-_ASKS_FOR_HEAT = re.compile(r"\bhow (hot|cold|warm)\b|\bwhat temperature\b", re.I)
-_HEAT = re.compile(r"\d\s*(?:°|º|degrees?\b)|\b\d+\s*[FC]\b|摄氏|华氏|\d\s*度", re.I)
-_ASKS_FOR_YEAR = re.compile(r"\b(in )?(what|which) year\b|哪一?年", re.I)
-# Questions for a date (dates.writes_date: a weekday is none, "on Sunday, which is general
-# inspection day" dates no siege).
-_ASKS_FOR_DATE = re.compile(r"\b(what|which) date\b|哪一?天|几月几[日号]", re.I)
-# A year as documents write it: "1805", "2021", "'97"; "1805年", "二〇〇四年".
-_YEAR = re.compile(
-    r"(?<![\d.,])(1\d{3}|20\d{2})(?!\d|[.,]\d)|'\d{2}\b|[〇零一二三四五六七八九十0-9]+年"
-)
-# A number the question names on its own ("version 1.26.0", "on 2012/12/25", "Item 4"), not
-# one inside a name ("PyPDF2", "10-K").
-_NAMED_NUMBER = re.compile(r"(?<![\w.,-])\d+(?:[.,]\d+)*(?![\w-]|[.,]\d)")
-# A sheet's row number is where a record stands, not what it says: "[row 1896] iata: IWH"
-# does not name the year 1896.
-_ROW_NUMBER = re.compile(r"\[row \d+\]")
-_FREQUENCY = re.compile(r"\b(daily|weekly|monthly|yearly|annually|hourly)\b", re.I)
-_HOW_OFTEN = re.compile(r"\bhow often\b", re.I)
 
 
 # Words of English prose, not a name: "is 157 tons." (a name is capitalised: "Taylor Swift").
@@ -181,93 +116,6 @@ def _with_unit(question: str, check: SentenceCheck, passages: Sequence[str]) -> 
 
     text = check.text.replace(body, body + unit, 1)
     return dataclasses.replace(check, text=text, body=check.body.replace(body, body + unit, 1))
-
-
-def asks_for_name(question: str) -> bool:
-    """Whether ``question`` asks for a name ("What was the name of…", "Who was the…")."""
-    return bool(_ASKS_FOR_NAME.search(question))
-
-
-def asks_for_number(question: str) -> bool:
-    """Whether ``question`` asks for a number, an amount, a year, a version, a date or
-    a time of day."""
-    return bool(
-        _ASKS_FOR_NUMBER.search(question)
-        or _ASKS_FOR_TIME.search(question)
-        or _ASKS_FOR_DATE.search(question)
-    )
-
-
-# The most words of a bare answer ("67000 people").
-_BARE_WORDS = 2
-# What "how many" counts: "nurses" of "How many breast care nurses work in Australia?"
-# is counted by its first word ("breast") or the plural it opens ("nurses").
-_COUNTED = re.compile(
-    r"\bhow many\s+(?:of\s+(?:the\s+|its\s+|their\s+)?)?([^\W\d_]+)((?:\s+[^\W\d_]+){0,2})",
-    re.I,
-)
-
-
-def _counts_what_is_asked(sentence: str, question: str) -> bool:
-    """Whether ``sentence`` names what the question's "how many" counts (by its first
-    word), or is the bare number: "There are 13 Cancer Councils in Australia" counts no
-    breast care nurses; "67000 [1]" may count the stadium's seats."""
-    match = _COUNTED.search(question)
-    counted = terms(match.group(1)) if match else []
-    said = terms(without_markers(sentence).replace("_", " "))
-    if not counted or len(said) <= _BARE_WORDS or counted[0] in said:
-        return True
-    # Or by the plural it opens: "passages" of "How many top passages …".
-    after = match.group(2).split() if match else []
-    plural = next((w.lower() for w in after if w.lower().endswith("s") and terms(w)), "")
-    return bool(plural) and terms(plural)[0] in said
-
-
-# An amount asked ("How much cash …"), and a number that counts things: "23,718,968 common
-# shares".
-_HOW_MUCH = re.compile(r"\bhow much\b", re.I)
-_COUNT = re.compile(r"(?<![\w.,])(\d[\d,.]*\d|\d)\s+(?:[a-z]+\s+)?([a-z]+s)\b")
-
-
-def _counts_something_else(sentence: str, question: str) -> bool:
-    """Whether every number ``sentence`` adds to an amount question counts things the
-    question does not name: "Galaxy Gaming's cash and cash equivalents were 23,718,968
-    common shares" to "How much cash …?" (the cover page's share count)."""
-    if not _HOW_MUCH.search(question):
-        return False
-    asked = set(terms(question))
-    units = measures(sentence)
-    new = [n for n in stated_numbers(sentence) if n not in stated_numbers(question)]
-    counted = {
-        plain(m.group(1))
-        for m in _COUNT.finditer(sentence)
-        if not set(terms(m.group(2))) & asked and not units.get(plain(m.group(1)), set()) - {""}
-    }
-    # Not a year, nor a day of the month ("March 28, 2022"): numbers of three digits up.
-    amounts = [n for n in new if len(n.replace(".", "")) >= 3 and not _YEAR.fullmatch(n)]
-    return bool(amounts) and all(n in counted for n in amounts)
-
-
-def _states_number(sentence: str, question: str) -> bool:
-    if not _counts_what_is_asked(sentence, question):
-        return False
-    if _counts_something_else(sentence, question):
-        return False
-    if _ASKS_FOR_TIME.search(question):
-        # A time of day, not any number: a row's temp_max does not say when it was hot.
-        return bool(_TIME.search(sentence))
-    if _ASKS_FOR_HEAT.search(question):
-        # A temperature, not any number: "a third of child hot car deaths" is no heat.
-        return bool(_HEAT.search(sentence))
-    if _ASKS_FOR_DATE.search(question):
-        # A date, not any number nor a weekday.
-        return writes_date(sentence)
-    if _ASKS_FOR_YEAR.search(question):
-        # A year, not any number: a row's latitude does not say when the airport opened.
-        return bool(_YEAR.search(sentence))
-    if numbers_in(sentence) or _QUANTITY.search(sentence):
-        return True
-    return bool(_HOW_OFTEN.search(question) and _FREQUENCY.search(sentence))
 
 
 #: The answer when the passages found do not answer the question.
@@ -437,7 +285,7 @@ class CheckedAnswer:
         """Whether ``sentence`` states what the question asks for when it asks for a
         number or a name: a name of its own, not the question's ("The French captain's
         name is Pierre." to "… the French captain whose life Pierre saved …")."""
-        if self._wants_number and not _states_number(sentence, self.question):
+        if self._wants_number and not states_number(sentence, self.question):
             return False
         if self._part_of and _names_the_whole(sentence, self._part_of, self.passages):
             return False
@@ -513,70 +361,6 @@ class CheckedAnswer:
 
 # A sentence that goes on about what the one before it named.
 _ANAPHOR = re.compile(r"^\W*(?:it|this|these|that|those|they|he|she|its|his|her|their)\b", re.I)
-
-
-def quote_answers(
-    question: str, quote: str, passages: Iterable[str] = (), *, located: Sequence[str] = ()
-) -> bool:
-    """Whether ``quote`` (passages quoted in place of the model's answer) can answer
-    ``question``: one that asks for a name gets a name it does not state itself ("What
-    was the name of the diarist's sister?" is not answered by "…of the dear sister
-    there, bedridden… [1]"), one that asks for a number a number ("What is the telephone
-    number of the Executive Office?" not by "The number of standing trustees … is within
-    the discretion of the Director of the Executive Office [3]"); and one that names a
-    number holds it ("On what date was PyPDF2 version 1.26.0 released?" is not answered by
-    "CHANGELOG > Version 2.1.0, 2022-06-06 [3]", "In which city were the Olympic Games of
-    1896 held?" by an airport's "[row 1896] …"). A word the ``passages`` write as a name
-    only (``names.proper_words``) is one where it opens the quote too.
-
-    ``located``: each passage with its heading, by number. Every passage the quote cites
-    must hold the identifiers the question asks about (not those naming a document, "In
-    Poetry's pyproject.toml docs"): "*Introduced in 2.0.0* By default, Poetry will use the
-    activated Python version … [1]", from the section on virtualenvs.use-poetry-python,
-    does not say when "the virtualenvs.path setting" was introduced."""
-    said = without_markers(quote)
-    if located and _cites_another_subject(question, quote, located):
-        return False
-    if asks_for_number(question) and not _states_number(said, question):
-        return False
-    named = numbers_in(" ".join(_NAMED_NUMBER.findall(question)))
-    named -= _naming_the_document(question, located)
-    if not named <= held_numbers(_ROW_NUMBER.sub(" ", said)):
-        return False
-    if not asks_for_name(question):
-        return True
-    return bool(new_names(question, said, proper_words(passages)))
-
-
-_CITED = re.compile(r"\[(\d+)\]")
-# A number the question names after a word: "chapter 13", "version 1.26.0".
-_WORD_NUMBER = re.compile(r"([^\W\d_]+)\s+(\d+(?:[.,]\d+)*)(?![\w-]|[.,]\d)")
-
-
-def _naming_the_document(question: str, located: Sequence[str]) -> set[str]:
-    """The numbers of the question's "according to …" clause that name the document the
-    passages found are from (``located`` holds the clause's words for the number):
-    "According to the chapter 13 trustee handbook, which agreement must a banking
-    institution execute …" is answered by the handbook's "… must execute a Uniform
-    Depository Agreement.", which does not say "chapter 13" again."""
-    texts = [fold(text) for text in located]
-    return {
-        number
-        for word, number in _WORD_NUMBER.findall(source_of(question))
-        if any(fold(f"{word} {number}") in text for text in texts)
-    }
-
-
-def _cites_another_subject(question: str, quote: str, located: Sequence[str]) -> bool:
-    """Whether a passage ``quote`` cites lacks an identifier ``question`` asks about."""
-    cited = {int(n) for n in _CITED.findall(quote)}
-    texts = [located[n - 1] for n in sorted(cited) if 1 <= n <= len(located)]
-    documents = document_names(question)
-    return any(
-        fold(name) not in documents
-        for text in texts
-        for name in unmatched_identifiers(question, [text])
-    )
 
 
 @dataclass(frozen=True)

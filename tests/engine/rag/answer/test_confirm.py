@@ -16,7 +16,6 @@ from agentmaker.rag.answer.checked import (
     NOT_FOUND_ANSWER,
     QUOTE_COVERAGE,
     REFUSED_COVERAGE,
-    quote_answers,
 )
 from agentmaker.rag.answer.confirm import (
     CONFIRM_SYSTEM_PROMPT,
@@ -28,6 +27,7 @@ from agentmaker.rag.answer.confirm import (
 )
 from agentmaker.rag.answer.extractive import question_coverage
 from agentmaker.rag.answer.prompting import AskResult
+from agentmaker.rag.answer.quote_checks import quote_answers
 from agentmaker.testing import FakeEmbedder, ScriptedLLM
 
 GUNS = (

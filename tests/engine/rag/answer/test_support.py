@@ -16,8 +16,8 @@ from agentmaker.rag.answer.checked import (
     answer_when_unsupported,
     in_chinese,
     passages_answer_question,
-    quote_answers,
 )
+from agentmaker.rag.answer.quote_checks import quote_answers
 from agentmaker.rag.answer.support import check_sentence
 from agentmaker.testing import FakeEmbedder, ScriptedLLM
 
