@@ -186,6 +186,10 @@ HELDOUT_SETS = {
     # v26's, v31's, v36's and v41's. Written in session 29 by a helper that did not read the
     # answer code, after v45 was committed; its report did not quote the set.
     "heldout46": (DATA / "answer_quality_heldout46.tsv", range(106, 114), range(114, 132)),
+    # New Chinese questions (other facts), same library as v5's, v6's, v13's, v17's, v22's,
+    # v27's, v32's, v37's and v42's. Written in session 29 by a helper that did not read the
+    # answer code, after v46 was run and read; its report did not quote the set.
+    "heldout47": (DATA / "answer_quality_heldout47.tsv", range(132, 140), range(140, 150)),
 }
 #: RGB-zh positions of the dev questions and their distractors.
 ZH_DEV, ZH_DEV_DISTRACTORS = range(0, 10), range(10, 30)
