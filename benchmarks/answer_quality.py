@@ -190,6 +190,10 @@ HELDOUT_SETS = {
     # v27's, v32's, v37's and v42's. Written in session 29 by a helper that did not read the
     # answer code, after v46 was run and read; its report did not quote the set.
     "heldout47": (DATA / "answer_quality_heldout47.tsv", range(132, 140), range(140, 150)),
+    # New Chinese questions (other facts), same library as v2's, v9's, v12's, v19's, v24's,
+    # v29's, v34's, v39's and v44's. Written in session 29 by a helper that did not read the
+    # answer code, after v47 was committed; its report did not quote the set.
+    "heldout48": (DATA / "answer_quality_heldout48.tsv", range(54, 62), range(62, 80)),
 }
 #: RGB-zh positions of the dev questions and their distractors.
 ZH_DEV, ZH_DEV_DISTRACTORS = range(0, 10), range(10, 30)
