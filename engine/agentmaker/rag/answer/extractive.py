@@ -502,7 +502,7 @@ def _choose(
     # passage's other sentences fill its share: "Environment Variable:
     # POETRY_SOLVER_LAZY_WHEEL" under "… to only download the METADATA files of wheels."
     # to "Which environment variable sets the Poetry setting that …?".
-    rest = sorted(ranked[1:], key=lambda s: not (focus and _brings([s], anchor, focus, covered)))
+    rest = sorted(ranked[1:], key=lambda s: not (focus and _brings(s, anchor, focus, covered)))
     for s in rest:
         if len(chosen) >= max_sentences:
             break
@@ -510,8 +510,12 @@ def _choose(
         adds_focus = focus is not None and focus in new
         if pointed and s.passage not in pointed | {anchor.passage}:
             adds_focus = False
-        elsewhere = s.passage != anchor.passage
-        if adds_focus and focus and elsewhere and _brings(ranked, anchor, focus, covered):
+        if (
+            adds_focus
+            and focus
+            and s.passage != anchor.passage
+            and any(_brings(o, anchor, focus, covered) for o in ranked)
+        ):
             adds_focus = False  # the anchor's own passage brings it
         if s.score < min_relative * anchor.score and not adds_focus:
             continue
@@ -531,13 +535,12 @@ def _choose(
     return chosen
 
 
-def _brings(ranked: list[Candidate], anchor: Candidate, focus: str, covered: set[str]) -> bool:
-    """Whether a sentence of the anchor's passage brings the focus word the answer lacks:
-    "Environment Variable: POETRY_KEYRING_ENABLED" under "Enable the system keyring for
-    storing credentials.", not another passage's "… credentials using the system keyring
-    on Linux systems or using environment variables in general"."""
-    own = (s for s in ranked if s.passage == anchor.passage and s is not anchor)
-    return any(focus in s.matched - covered for s in own)
+def _brings(s: Candidate, anchor: Candidate, focus: str, covered: set[str]) -> bool:
+    """Whether ``s``, a sentence of the anchor's passage, brings the focus word the answer
+    lacks: "Environment Variable: POETRY_KEYRING_ENABLED" under "Enable the system keyring
+    for storing credentials.", not another passage's "… credentials using the system
+    keyring on Linux systems or using environment variables in general"."""
+    return s.passage == anchor.passage and s is not anchor and focus in s.matched - covered
 
 
 def _jaccard(a: set[str], b: set[str]) -> float:

@@ -43,12 +43,10 @@ def labelled_text(
     (:func:`quotable.quotable`)."""
     best = chosen[0]
     opening = _OPENING_WORD.match(best.display)
-    # Compared folded, as names are: "Bokmål" is the question's "Norwegian Bokmål".
-    names = set(terms(" ".join(names_in(without_source(question)))))
-    matched = {fold(term).strip() for term in best.matched}
-    if not (matched and matched <= names and opening and terms(opening.group(1))):
+    if not (_by_names_only(question, best) and opening and terms(opening.group(1))):
         return []
     lines = {line.strip() for line in passages[best.passage - 1].splitlines()}
+    matched = {fold(term).strip() for term in best.matched}
     if fold(opening.group(1)).strip() not in matched or opening.group(1) in lines:
         return []
     words = len(best.display.split())
@@ -62,6 +60,14 @@ def labelled_text(
             break  # … or the next label of its kind ("Norwegian, Nynorsk" after Bokmål's)
         out.append(s)
     return out
+
+
+def _by_names_only(question: str, best: Candidate) -> bool:
+    """Whether ``best`` matches ``question`` and only by names the question states:
+    compared folded, as names are ("Bokmål" is the question's "Norwegian Bokmål")."""
+    names = set(terms(" ".join(names_in(without_source(question)))))
+    matched = {fold(term).strip() for term in best.matched}
+    return bool(matched) and matched <= names
 
 
 #: The lines of a directory's entry quoted after the line that names it, at most...
@@ -81,8 +87,7 @@ def with_entry(
     Yusen Kaisha (NYK Line)?"). The directory's other chosen lines, those of other
     entries, are left out."""
     best = chosen[0]
-    names = set(terms(" ".join(names_in(without_source(question)))))
-    if not best.matched or not {fold(t).strip() for t in best.matched} <= names:
+    if not _by_names_only(question, best):
         return chosen
     run = next((r for r in directory_runs(passages[best.passage - 1]) if best.text in r), None)
     if run is None:
