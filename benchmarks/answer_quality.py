@@ -194,6 +194,10 @@ HELDOUT_SETS = {
     # v29's, v34's, v39's and v44's. Written in session 29 by a helper that did not read the
     # answer code, after v47 was committed; its report did not quote the set.
     "heldout48": (DATA / "answer_quality_heldout48.tsv", range(54, 62), range(62, 80)),
+    # New Chinese questions (other facts), same library as v3's, v8's, v14's, v18's, v23's,
+    # v28's, v33's, v38's and v43's. Written in session 30 by a helper that did not read the
+    # answer code; its report did not quote the set.
+    "heldout49": (DATA / "answer_quality_heldout49.tsv", range(80, 88), range(88, 106)),
 }
 #: RGB-zh positions of the dev questions and their distractors.
 ZH_DEV, ZH_DEV_DISTRACTORS = range(0, 10), range(10, 30)
