@@ -198,6 +198,10 @@ HELDOUT_SETS = {
     # v28's, v33's, v38's and v43's. Written in session 30 by a helper that did not read the
     # answer code; its report did not quote the set.
     "heldout49": (DATA / "answer_quality_heldout49.tsv", range(80, 88), range(88, 106)),
+    # New Chinese questions (other facts), same library as v1's, v10's, v15's, v20's, v25's,
+    # v30's, v35's, v40's and v45's. Written in session 30 by a helper that did not read the
+    # answer code, after v49 was committed; its report did not quote the set.
+    "heldout50": (DATA / "answer_quality_heldout50.tsv", range(30, 36), range(36, 54)),
 }
 #: RGB-zh positions of the dev questions and their distractors.
 ZH_DEV, ZH_DEV_DISTRACTORS = range(0, 10), range(10, 30)
