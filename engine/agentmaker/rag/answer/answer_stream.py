@@ -43,6 +43,7 @@ from agentmaker.rag.answer.grounding import unsupported_numbers
 from agentmaker.rag.answer.prompting import NO_HITS_ANSWER, NO_SENTENCE_ANSWER, SourceRef
 from agentmaker.rag.answer.quote_checks import quote_answers
 from agentmaker.rag.answer.support import cut_short
+from agentmaker.rag.answer.versions import asked_version
 from agentmaker.rag.chunking.located import focus_row
 from agentmaker.retrieval.types import MetadataFilter, RetrievalResult
 
@@ -361,6 +362,15 @@ class AnswerStream(TextStream):
                 # at ("Detect cycles in TreeObject.insert_child (#3964)", where the first
                 # reading had pointed at another release's entry; REPORT §10, session 21).
                 pointed = [*pointed, 1]
+        # Asked the words of a version the passages give ("which word does the Somali
+        # version use for brotherhood?"), the version is quoted whole: the model can
+        # neither pick its word nor confirm a quote of a language it does not read
+        # (versions.py).
+        version = asked_version(self.query, [s.content for s in self.sources])
+        if version is not None:
+            self.extractive, self.note = True, "quoted_version"
+            yield version.quote()
+            return
         confirm = rag.confirm_quotes
         # The model must confirm every quote (confirm.py); then a quote may hold less of the
         # question: a fifth of it after "I don't know" with nothing pointed at, two fifths

@@ -39,6 +39,7 @@ from agentmaker.rag.answer.support import (
     cut_short,
     new_names,
 )
+from agentmaker.rag.answer.versions import asked_version, strays_from
 
 __all__ = [
     "GATE_COVERAGE",
@@ -246,6 +247,9 @@ class CheckedAnswer:
         # Names the passages write capitalised inside sentences only: "Balaga is here."
         # states a name though it opens the sentence (REPORT §10, session 23).
         self._proper = proper_words(self.passages) if self._wants_name else frozenset()
+        # The version of a text whose words are asked ("the Somali version"): a word the
+        # answer quotes stands in it (versions.py).
+        self._version = asked_version(self.question, self.passages)
 
     @property
     def waiting(self) -> list[str]:
@@ -324,6 +328,7 @@ class CheckedAnswer:
                 or gives_another_field(check.body, self._fields)
                 or (self.withheld and not self.shown and not self._held)
                 or self._goes_on_elsewhere(check)
+                or (self._version and strays_from(check.body, self._version, self.question))
             ):
                 self.withheld.append(check.body)
                 continue

@@ -1,0 +1,119 @@
+"""The versions of one text that a file gives, each under a line naming it: the first
+article of the UDHR in every language, "Somali" above the Somali article.
+
+Asked which word a named version uses for something ("which word does the Somali
+version use for brotherhood?"), a 1.5B model answers with another version's word
+("gewete", the Afrikaans article's conscience, for the Albanian one's), or cannot tell a
+word of a language it does not read, and then cannot confirm a quote of it either. The
+named version, quoted whole, holds the answer, and the reader sees where it stands
+(REPORT §10, session 30). :func:`asked_version` finds it; :func:`strays_from` holds back
+an answer whose quoted word it does not hold.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from agentmaker.rag.answer.names import fold
+
+__all__ = ["Version", "asked_version", "cut_to_version", "strays_from"]
+
+# A question for the words a text uses: "which word does … use for", "what words", "what
+# term", "how does … translate".
+_ASKS_WORDING = re.compile(
+    r"\b(?:which|what) (?:words?|terms?|phrases?|expressions?)\b"
+    r"|\bhow (?:does|do|is|are) .+ (?:say|said|write|written|translated?|rendered|render)\b",
+    re.I,
+)
+# The most words of a line that names a version ("Albanian, Tosk", "Sorbian, Upper",
+# "Mongolian, Halh (Mongolian)").
+_LABEL_WORDS = 5
+# A line that ends a sentence or a clause names no version.
+_SENTENCE_END = re.compile(r"[.:;!?。]\s*$")
+# Words quoted in an answer: "gewete", “vestjo”, «…», `…`.
+_QUOTED = re.compile(r"[\"“„«`]([^\"“”„«»`]+)[\"”“»`]")
+
+
+@dataclass(frozen=True)
+class Version:
+    """One version a passage gives: the ``number`` of the passage, the ``label`` line
+    that names it and its ``text``."""
+
+    number: int
+    label: str
+    text: str
+
+    def quote(self) -> str:
+        """The version as an answer: its label, its text, the passage's marker."""
+        return f"{self.label}: {self.text} [{self.number}]"
+
+
+def _names_version(question: str, label: str) -> bool:
+    """Whether ``question`` (folded) names the version ``label`` as one, its words in
+    any order: "the Albanian (Tosk) version" names "Albanian, Tosk", "the Western
+    Frisian version" "Frisian, Western"; "in Somali" names "Somali"."""
+    words = fold(label).split()
+    if not words:
+        return False
+    size = len(words)
+    before = rf"((?: \w+){{{size}}}) (?:version|translation|text|edition|article) "
+    return (
+        any(sorted(match.split()) == sorted(words) for match in re.findall(before, question))
+        or f" in {' '.join(words)} " in question
+    )
+
+
+def _named_in(question: str, number: int, passage: str) -> list[Version]:
+    """The versions of ``passage`` that ``question`` (folded) names: each short line
+    that ends no sentence and names one, with the lines under it up to a blank line as
+    its text."""
+    lines = [line.strip() for line in passage.splitlines()]
+    found = []
+    for index, label in enumerate(lines):
+        if len(label.split()) > _LABEL_WORDS or _SENTENCE_END.search(label):
+            continue
+        if not label or not _names_version(question, label):
+            continue
+        below = lines[index + 1 :]
+        text = below[: below.index("")] if "" in below else below
+        if text:
+            found.append(Version(number, label, " ".join(text)))
+    return found
+
+
+def asked_version(question: str, passages: Sequence[str]) -> Version | None:
+    """The version of the passages that ``question`` asks the words of, by its label;
+    the longest text when passages repeat it. None when the question asks for no
+    words, or names no version the passages give."""
+    if not _ASKS_WORDING.search(question):
+        return None
+    folded = fold(question)
+    named = [
+        version
+        for number, passage in enumerate(passages, start=1)
+        for version in _named_in(folded, number, passage)
+    ]
+    return max(named, key=lambda version: len(version.text), default=None)
+
+
+def cut_to_version(question: str, passages: Sequence[str]) -> list[str]:
+    """``passages`` with the one that holds the version ``question`` asks the words of
+    cut to that version, its label line above its text: shown the Albanian article
+    among its neighbours, the model gave the Afrikaans one's word."""
+    version = asked_version(question, passages)
+    if version is None:
+        return list(passages)
+    cut = list(passages)
+    cut[version.number - 1] = f"{version.label}\n{version.text}"
+    return cut
+
+
+def strays_from(sentence: str, version: Version, question: str) -> bool:
+    """Whether ``sentence`` quotes words as the answer that the asked ``version`` does
+    not hold (nor the question): "… the word used for conscience is "gewete"" of the
+    Albanian article, which writes "ndërgjegje"."""
+    text, asked = fold(version.text), fold(question)
+    quoted = [fold(words) for words in _QUOTED.findall(sentence)]
+    return any(words.strip() and words not in text and words not in asked for words in quoted)
