@@ -69,7 +69,12 @@ _CITATION_ONLY = re.compile(r"[\d(\[]?.{0,30}(?:§|U\.S\.C\.|C\.F\.R\.).{0,20}")
 # "Fig. 3 …", "Table 2: …".
 _ENTRY = re.compile(r"([A-Z][^\W\d_]{0,11}\.?) \d")
 _SHORTCODE = re.compile(r"(?<!\()\{\{[<%].*?[%>]\}\}")
-_BULLET = re.compile(r"^\s*(?:[-*•‣◦▪–—]|\d{1,3}[.)]|[a-zA-Z][.)])\s+")
+# A line that opens with a spaced abbreviation: "o. B. d. A. …", "z. B. …".
+_SPACED_ABBREVIATION = re.compile(r"[^\W\d_]\.\s+[^\W\d_]\.(?:\s|$)")
+# Not the first letter of a spaced abbreviation: "o. B. d. A. ohne …", "z. B. zum …".
+_BULLET = re.compile(
+    r"^\s*(?:[-*•‣◦▪–—]|\d{1,3}[.)]|[a-zA-Z](?:\)|\.(?!\s+[^\W\d_]\.(?:\s|$))))\s+"
+)
 _HEADING = re.compile(r"#{1,6}\s+\S")
 # Lines that hold no prose: only links or URLs, a table rule, a code fence.
 _LINK = r"!?\[[^\]]*\]\([^)]*\)|<?https?://\S+>?"
@@ -101,6 +106,8 @@ _SPACE = re.compile(r"\s+")
 _INITIALS = re.compile(r"(?:[A-Z]\.)+[A-Z]$")
 # The next of spaced initials: "S. " of "U. S. Energy".
 _NEXT_INITIAL = re.compile(r"[A-Z]\.(?:\s|$)")
+# The next letter of a spaced abbreviation: "B. " of "o. B. d. A.", "h." of "d. h.".
+_NEXT_LETTER = re.compile(r"[^\W\d_]\.(?:\s|$)")
 
 
 def _normalise(text: str) -> str:
@@ -130,6 +137,10 @@ def is_abbreviation(text: str, dot: int) -> bool:
         return True
     if _INITIALS.match(word) and following[:1].isupper():
         return True  # initials before a name: "by R.A. Fisher in 1936", "J.R.R. Tolkien"
+    if len(word) == 1 and word.isalpha() and _NEXT_LETTER.match(following):
+        # Spaced abbreviations: "o. B. d. A." (ohne Beschränkung der Allgemeinheit),
+        # "z. B.", "d. h.", "i. e.".
+        return True
     if len(word) == 1 and word.isupper():
         if _NEXT_INITIAL.match(following):
             return True  # spaced initials: "the U. S. Energy Information Administration"
@@ -247,6 +258,8 @@ def _soft_wrap(previous: str, line: str) -> bool:
     well-known Anna Pavlovna / Scherer, maid of honor").
     """
     last, first = previous[-1], line[0]
+    if len(previous) < WRAP_WIDTH and _SPACED_ABBREVIATION.match(line):
+        return False  # a list's entry: "Hom. Homomorphismus / o. B. d. A. ohne …"
     # A Markdown link's end is a word's: "made his [first PR](…pull/2022) / in July 2023".
     mid_sentence = (
         (last.isalpha() and last.islower()) or last in ",;:-(" or bool(_LINK_END.search(previous))

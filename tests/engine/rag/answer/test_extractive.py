@@ -112,6 +112,35 @@ def test_newlines_bullets_and_soft_wraps() -> None:
     assert split_sentences(linked) == [linked.replace("\n", " ")]
 
 
+def test_a_spaced_abbreviation_is_no_bullet_nor_a_sentences_end() -> None:
+    # The abbreviations of corpus/good/GeoTopo-komprimiert.pdf (page 110): "o." was read
+    # as a letter bullet and "d." as a sentence's end, and "B. d. [3]" quoted for "what
+    # does o. B. d. A. stand for?" (held-out v37).
+    abbreviations = (
+        "Hom. Homomorphismus\n"
+        "o. B. d. A. ohne Beschränkung der Allgemeinheit\n"
+        "z. B. zum Beispiel\n"
+        "a. first item\n"
+        "b) second item"
+    )
+    assert split_sentences(abbreviations) == [
+        "Hom.",
+        "Homomorphismus",
+        "o. B. d. A. ohne Beschränkung der Allgemeinheit",
+        "z. B. zum Beispiel",
+        "first item",
+        "second item",
+    ]
+    # Inside a sentence, too.
+    assert split_sentences("Also gilt o. B. d. A. z1 = ia. Dann folgt es.") == [
+        "Also gilt o. B. d. A. z1 = ia.",
+        "Dann folgt es.",
+    ]
+    question = "In the list of abbreviations, what does o. B. d. A. stand for?"
+    quote = extractive_answer(question, [abbreviations])
+    assert quote.text == "o. B. d. A. ohne Beschränkung der Allgemeinheit [1]"
+
+
 def test_markdown_headings_are_not_sentences() -> None:
     text = "# Welcome to Desk\nDesk works offline.\n## Privacy\nNothing leaves. #hashtag stays"
     assert split_sentences(text) == ["Desk works offline.", "Nothing leaves.", "#hashtag stays"]
