@@ -114,3 +114,18 @@ def test_the_entry_the_model_copied_from_is_quoted_and_confirmed(tmp_path: Path)
         assert "Chiyoda-ku" in llm.calls[1][-1].content  # the quote the model confirmed
     finally:
         lib.close()
+
+
+def test_a_postal_code_is_asked_as_a_number() -> None:
+    # Held-out v47: "Hapag-Lloyd … is listed as a member of the containership operators'
+    # agreement in Appendix A" was shown for the postal code of its Hamburg address.
+    postal = (
+        "What postal code does the member list of the containership operators' agreement "
+        "give for Nippon Yusen Kaisha (NYK Line) in Tokyo?"
+    )
+    checked = CheckedAnswer(postal, [MEMBERS])
+    listed = "Nippon Yusen Kaisha (NYK Line) is listed as a member in Appendix A. [1]"
+    assert checked.feed(listed) + checked.flush() == ""
+    assert checked.withheld == [listed.removesuffix(" [1]")]
+    # The entry's lines are quoted down to the line with the number.
+    assert "Tokyo 100-91 [1]" in extractive_answer(postal, [MEMBERS], top_passages=0).text
