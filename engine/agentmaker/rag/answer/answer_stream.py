@@ -43,7 +43,7 @@ from agentmaker.rag.answer.grounding import unsupported_numbers
 from agentmaker.rag.answer.prompting import NO_HITS_ANSWER, NO_SENTENCE_ANSWER, SourceRef
 from agentmaker.rag.answer.quote_checks import quote_answers
 from agentmaker.rag.answer.support import cut_short
-from agentmaker.rag.answer.versions import asked_version
+from agentmaker.rag.answer.versions import Version, asked_version
 from agentmaker.rag.chunking.located import focus_row
 from agentmaker.retrieval.types import MetadataFilter, RetrievalResult
 
@@ -182,7 +182,8 @@ class AnswerStream(TextStream):
         #: sheet's row or a data entry and asks for none of its fields; the model was
         #: not asked), "unsupported" (no passage says what the model wrote),
         #: "quoted_unsupported" / "quoted_not_answered" (the passages are quoted instead
-        #: of an unsupported answer / of "I don't know"), "withheld" (sentences no
+        #: of an unsupported answer / of "I don't know"), "quoted_version" (the version of
+        #: a text whose words are asked is quoted whole), "withheld" (sentences no
         #: passage says were left out), "second_look" (the answer is the model's second
         #: reading, of the first passage alone), "went_on" (it went on from its own
         #: sentence that only pointed), or "".
@@ -195,6 +196,8 @@ class AnswerStream(TextStream):
         #: The model's sentences left out because no passage says them.
         self.withheld: list[str] = []
         self.answer = ""
+        #: The version of a text whose words the question asks (versions.py).
+        self._version: Version | None = None
         self._rag = rag
         self._top_k = top_k
         self._filters = filters
@@ -232,6 +235,9 @@ class AnswerStream(TextStream):
             self.abstained, self.note = True, "not_found"
             yield not_found_text(self.question)
             return
+        # Found before the passages are cut to what bears on the question: the cut runs
+        # the version's label and text into one line.
+        self._version = asked_version(self.query, [s.content for s in self.sources])
         focus = getattr(llm, "focus_words", None)
         if focus:  # a small local model: each passage cut to what bears on the question
             self.sources = focus_passages(self.query, self.sources, max_words=int(focus))
@@ -366,8 +372,8 @@ class AnswerStream(TextStream):
         # version use for brotherhood?"), the version is quoted whole: the model can
         # neither pick its word nor confirm a quote of a language it does not read
         # (versions.py).
-        version = asked_version(self.query, [s.content for s in self.sources])
-        if version is not None:
+        version = self._version
+        if version is not None and version.number <= len(self.sources):
             self.extractive, self.note = True, "quoted_version"
             yield version.quote()
             return
@@ -435,7 +441,7 @@ class AnswerStream(TextStream):
     def _reading_check(self) -> CheckedAnswer:
         """A fresh check for one reading by the model: against what each passage tells
         it (its ``seen`` text)."""
-        return CheckedAnswer(self.question, [s.seen for s in self.sources])
+        return CheckedAnswer(self.question, [s.seen for s in self.sources], version=self._version)
 
     async def _go_on(
         self, llm: LLMClient, messages: list[ChatMessage], frame: str

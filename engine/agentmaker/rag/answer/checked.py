@@ -39,7 +39,7 @@ from agentmaker.rag.answer.support import (
     cut_short,
     new_names,
 )
-from agentmaker.rag.answer.versions import asked_version, strays_from
+from agentmaker.rag.answer.versions import Version, asked_version, strays_from
 
 __all__ = [
     "GATE_COVERAGE",
@@ -231,6 +231,10 @@ class CheckedAnswer:
     #: from ("Tokyo 100-91 [1]" to "In which ward of Tokyo is the address of Nippon Yusen
     #: Kaisha?"): where the model found the answer's place but not the answer.
     copied: list[int] = field(default_factory=list)
+    #: The version of a text whose words are asked ("the Somali version"), found in the
+    #: passages before they were cut to what bears on the question (versions.py); else
+    #: looked for in :attr:`passages`.
+    version: Version | None = None
     _splitter: SentenceSplitter = field(default_factory=SentenceSplitter)
     _said: set[str] = field(default_factory=set)  # what was shown, folded
     _held: list[SentenceCheck] = field(default_factory=list)  # see :attr:`waiting`
@@ -247,9 +251,8 @@ class CheckedAnswer:
         # Names the passages write capitalised inside sentences only: "Balaga is here."
         # states a name though it opens the sentence (REPORT §10, session 23).
         self._proper = proper_words(self.passages) if self._wants_name else frozenset()
-        # The version of a text whose words are asked ("the Somali version"): a word the
-        # answer quotes stands in it (versions.py).
-        self._version = asked_version(self.question, self.passages)
+        # A word the answer quotes stands in the version whose words are asked.
+        self._version = self.version or asked_version(self.question, self.passages)
 
     @property
     def waiting(self) -> list[str]:

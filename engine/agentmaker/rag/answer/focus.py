@@ -34,7 +34,6 @@ from agentmaker.rag.answer.quotable import is_label_line
 from agentmaker.rag.answer.records import NUMBERED, RECORD, names_record, names_value, record_spans
 from agentmaker.rag.answer.sentences import TABLE_ROW
 from agentmaker.rag.answer.tables import cells, label_cells
-from agentmaker.rag.answer.versions import cut_to_version
 
 #: Words kept per passage when the model asks for focused passages.
 DEFAULT_FOCUS_WORDS = 110
@@ -54,9 +53,7 @@ def focus_passages(
     # much precipitation does the Seattle weather data record for 2014/03/05?". Not an
     # entry of prose named by its key: shown "[burtin]" alone, the model read "first
     # published in 1951" as Will Burtin's birth (REPORT §10, session 23).
-    # Of a passage that holds the version of a text the question asks the words of ("the
-    # Somali version"), the model reads that version alone (versions.py).
-    cells = [label_cells(text) for text in cut_to_version(question, [s.content for s in sources])]
+    cells = [label_cells(s.content) for s in sources]
     labelled = [asked_records(question, text, numbered=True) for text in cells]
     by_passage = _scored(question, labelled)
     # A long passage keeps, of its tables, the rows the question names (asked_rows): cut

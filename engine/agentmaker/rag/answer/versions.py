@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from agentmaker.rag.answer.names import fold
 
-__all__ = ["Version", "asked_version", "cut_to_version", "strays_from"]
+__all__ = ["Version", "asked_version", "strays_from"]
 
 # A question for the words a text uses: "which word does … use for", "what words", "what
 # term", "how does … translate".
@@ -96,18 +96,6 @@ def asked_version(question: str, passages: Sequence[str]) -> Version | None:
         for version in _named_in(folded, number, passage)
     ]
     return max(named, key=lambda version: len(version.text), default=None)
-
-
-def cut_to_version(question: str, passages: Sequence[str]) -> list[str]:
-    """``passages`` with the one that holds the version ``question`` asks the words of
-    cut to that version, its label line above its text: shown the Albanian article
-    among its neighbours, the model gave the Afrikaans one's word."""
-    version = asked_version(question, passages)
-    if version is None:
-        return list(passages)
-    cut = list(passages)
-    cut[version.number - 1] = f"{version.label}\n{version.text}"
-    return cut
 
 
 def strays_from(sentence: str, version: Version, question: str) -> bool:

@@ -232,15 +232,10 @@ def test_a_label_line_keeps_the_paragraph_it_heads(good_dir: Path) -> None:
     text = read_file(good_dir / "UDHR_first_article_all.txt").content
     start = text.index("\nEsperanto\n")
     passage = text[start : text.index("\nÉwé\n", start)]
-    question = "In the UDHR file, what does the Estonian version say about reason?"
+    question = "In the UDHR file, which word does the Estonian version use for reason?"
     [focused] = focus_passages(question, [SourceRef(1, passage)], max_words=30)
     # Both sentences of the Estonian text, the second naming reason ("mõistus"); not the
     # end of the Esperanto text above the label.
     assert "Estonian Kõik inimesed sünnivad vabadena" in focused.content
     assert "Neile on antud mõistus ja südametunnistus" in focused.content
     assert "racion" not in focused.content
-    # Asked the version's words, the model reads that version alone (versions.py).
-    words = "In the UDHR file, which word does the Estonian version use for reason?"
-    [version] = focus_passages(words, [SourceRef(1, passage)], max_words=30)
-    assert version.content.startswith("Estonian\nKõik inimesed sünnivad vabadena")
-    assert version.content.endswith("vendluse vaim.") and "Esperanto" not in version.content

@@ -91,11 +91,16 @@ def test_the_version_is_quoted_when_the_model_gives_no_word_of_it(
         # to read the first passage alone, it does not know.
         llm = ScriptedLLM(['The Somali version uses "brotherly". [1]', "I don't know."])
         llm.checks_answers = True  # as the built-in model does
+        # Each passage cut to what bears on the question, as for the built-in model: the
+        # cut runs the label into the text ("… Somali Aadanaha …"), the version is found
+        # before it.
+        llm.focus_words = 40  # type: ignore[attr-defined]
         lib.set_llm(llm)
         result = asyncio.run(lib.rag.ask(SOMALI))
         assert result.note == "quoted_version" and result.extractive
         assert result.answer.startswith("Somali: Aadanaha dhammaantiis")
         assert "walaaltinimo" in result.answer and result.answer.endswith("[1]")
         assert "Slovenian" not in result.answer
+        assert "… Somali Aadanaha" in llm.calls[0][-1].content  # what the model read
     finally:
         lib.close()
