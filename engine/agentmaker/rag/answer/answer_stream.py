@@ -32,6 +32,7 @@ from agentmaker.rag.answer.citations import (
     cited_numbers,
     has_words,
     is_non_answer,
+    passage_values,
     without_markers,
 )
 from agentmaker.rag.answer.confirm import answer_confirmed, quote_confirmed
@@ -266,7 +267,8 @@ class AnswerStream(TextStream):
     def _citation_filter(self) -> CitationFilter:
         """Drops markers to no passage; a record's label ("[barley]") cites its passage."""
         labels = record_labels([s.content for s in self.sources])
-        return CitationFilter((s.n for s in self.sources), labels)
+        values = passage_values(s.content for s in self.sources)
+        return CitationFilter((s.n for s in self.sources), labels, values)
 
     def _no_answer(self, llm: LLMClient, wrote: str) -> ModelResponseError:
         return ModelResponseError(

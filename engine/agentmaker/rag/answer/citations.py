@@ -28,6 +28,14 @@ _LABEL = re.compile(r"\[([\w.-]+(?: \d+)?)\]")
 # Its space goes with it, unless a marker follows ("See [QUESTION 84465dc2][1]").
 _TAG = r"\[question[\s_-]?[0-9a-f]{8}\]"
 _FENCE_TAG = re.compile(rf" ?{_TAG}(?! ?\[)|{_TAG}", re.I)
+# A long number in brackets where a value stands (the answer's start, after a word or a
+# colon; not after a sentence's end or another marker): a record's label, or a value the
+# model wrapped like a marker ("[1075240]" for the catalogue number asked).
+_BRACKETED_NUMBER = re.compile(r"(?:^|(?<=[\w:] ))\[(\d{3,})\]")
+# A passage's value of three digits or more, not a record's label ("[283]", "[row 1690]")
+# nor an issue's number ("#1812").
+_VALUE = re.compile(r"(?<![\w.,\[#-])\d{3,}(?![\w\]]|[.,]\d)")
+_LABELLED = re.compile(r"\[(?:row |line )?(\d{3,})\]")
 
 # Phrases of an answer that says the documents do not hold the answer.
 _NON_ANSWER = (
@@ -55,15 +63,38 @@ _NON_ANSWER = (
 )
 
 
+def passage_values(passages: Iterable[str]) -> frozenset[str]:
+    """The numbers of three digits or more that ``passages`` write as values (not in a
+    record's label, "[row 1690]"): what a model may wrap in brackets as its answer."""
+    texts = list(passages)
+    labels = {number for text in texts for number in _LABELLED.findall(text)}
+    return frozenset(n for text in texts for n in _VALUE.findall(text) if n not in labels)
+
+
 def clean_citations(
-    text: str, valid: Iterable[int], labels: Mapping[str, int] | None = None
+    text: str,
+    valid: Iterable[int],
+    labels: Mapping[str, int] | None = None,
+    values: frozenset[str] = frozenset(),
 ) -> str:
     """``text`` without the ``[n]`` markers whose numbers are not in ``valid``; a record's
-    label that is a key of ``labels`` (lower case) becomes its passage's ``[n]`` first."""
+    label that is a key of ``labels`` (lower case) becomes its passage's ``[n]`` first,
+    and a bracketed number no passage has that is one of the passages' ``values``
+    (:func:`passage_values`) loses its brackets: the model wrote the answer "[1075240]"
+    (an RCIN catalogue number) as if it cited."""
     allowed = set(valid)
     text = _FENCE_TAG.sub("", text)
     if labels:
         text = _LABEL.sub(lambda m: _relabel(m, labels), text)
+    if values:
+        text = _BRACKETED_NUMBER.sub(
+            lambda m: (
+                m.group(1)
+                if m.group(1) in values and int(m.group(1)) not in allowed
+                else m.group(0)
+            ),
+            text,
+        )
 
     def keep(match: re.Match[str]) -> str:
         numbers = [int(n) for n in re.findall(r"\d+", match.group(2))]
@@ -99,9 +130,15 @@ class CitationFilter:
     """Streams an answer through :func:`clean_citations` piece by piece (and writes a
     marker repeated right after itself once)."""
 
-    def __init__(self, valid: Iterable[int], labels: Mapping[str, int] | None = None) -> None:
+    def __init__(
+        self,
+        valid: Iterable[int],
+        labels: Mapping[str, int] | None = None,
+        values: frozenset[str] = frozenset(),
+    ) -> None:
         self.valid = set(valid)
         self.labels = {k: n for k, n in (labels or {}).items() if n in self.valid}
+        self.values = values
         self._held = ""
         self._last = ""  # the marker that ended what was shown, if it ended with one
 
@@ -128,12 +165,12 @@ class CitationFilter:
         # before it goes with it ("and [9]." -> "and.").
         stripped = text.rstrip(" ")
         self._held = text[len(stripped) :] + self._held
-        return self._once(clean_citations(stripped, self.valid, self.labels))
+        return self._once(clean_citations(stripped, self.valid, self.labels, self.values))
 
     def flush(self) -> str:
         """What is still held back once the answer has ended."""
         text, self._held = self._held, ""
-        return self._once(clean_citations(text, self.valid, self.labels))
+        return self._once(clean_citations(text, self.valid, self.labels, self.values))
 
 
 _MARKERS = re.compile(r"\[\d+\]")

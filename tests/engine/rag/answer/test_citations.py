@@ -7,6 +7,7 @@ from agentmaker.rag.answer.citations import (
     cited_numbers,
     clean_citations,
     is_non_answer,
+    passage_values,
 )
 
 
@@ -74,3 +75,29 @@ def test_a_marker_repeated_right_after_itself_is_written_once() -> None:
     assert stream(["I don't know. [5] [5]"]) == "I don't know. [5]"
     assert stream(["A [1]. B [1]."]) == "A [1]. B [1]."  # cited again later: kept
     assert stream(["A [1] [1] [2] and [9]."]) == "A [1] [2] and."
+
+
+def test_a_value_the_model_wrapped_like_a_marker_keeps_its_number() -> None:
+    # Held-out v49: asked the RCIN catalogue number of corpus/good/vega_dataset_info.json's
+    # Nightingale reference, the model wrote "[1075240]", read as a marker to no passage
+    # and dropped: "no answer", and the quote instead lacked the number.
+    passages = [
+        "[crimea]\nreferences: [\"Nightingale, F. (1858) 'Notes on Matters Affecting the "
+        "Health … of the British Army'. RCIN 1075240\"]",
+        "[283]\nName: saab 99gle\nWeight_in_lbs: 2795",
+    ]
+    values = passage_values(passages)
+    assert "1075240" in values and "283" not in values  # a record's label is no value
+    assert clean_citations("[1075240]", [1, 2], values=values) == "1075240"
+    assert clean_citations("The RCIN is [1075240].", [1, 2], values=values) == (
+        "The RCIN is 1075240."
+    )
+    # Where a marker stands (after a sentence's end or a marker), it is dropped as before.
+    assert clean_citations("It weighs 2795 pounds. [283]", [1, 2], values=values) == (
+        "It weighs 2795 pounds."
+    )
+    assert clean_citations("It is stated in [1][1858].", [1, 2], values=values) == (
+        "It is stated in [1]."
+    )
+    stream = CitationFilter([1, 2], values=values)
+    assert stream.feed("[10752") + stream.feed("40] [1]") + stream.flush() == "1075240 [1]"
