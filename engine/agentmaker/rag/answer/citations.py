@@ -14,6 +14,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 
+from agentmaker.rag.answer.records import NUMBERED
+
 # [1]  [1, 2]  [1,2,3]  — one bracket holding one or more numbers. Long ones too: a
 # model copies a record's label as a citation ("[3][1690]" after a passage of airport
 # rows "[row 1690] …"), and a number that is no passage's must not stay as one.
@@ -35,7 +37,6 @@ _BRACKETED_NUMBER = re.compile(r"(?:^|(?<=[\w:] ))\[(\d{3,})\]")
 # A passage's value of three digits or more, not a record's label ("[283]", "[row 1690]")
 # nor an issue's number ("#1812").
 _VALUE = re.compile(r"(?<![\w.,\[#-])\d{3,}(?![\w\]]|[.,]\d)")
-_LABELLED = re.compile(r"\[(?:row |line )?(\d{3,})\]")
 
 # Phrases of an answer that says the documents do not hold the answer.
 _NON_ANSWER = (
@@ -67,7 +68,7 @@ def passage_values(passages: Iterable[str]) -> frozenset[str]:
     """The numbers of three digits or more that ``passages`` write as values (not in a
     record's label, "[row 1690]"): what a model may wrap in brackets as its answer."""
     texts = list(passages)
-    labels = {number for text in texts for number in _LABELLED.findall(text)}
+    labels = {re.sub(r"\D", "", label) for text in texts for label in NUMBERED.findall(text)}
     return frozenset(n for text in texts for n in _VALUE.findall(text) if n not in labels)
 
 

@@ -69,12 +69,14 @@ _CITATION_ONLY = re.compile(r"[\d(\[]?.{0,30}(?:§|U\.S\.C\.|C\.F\.R\.).{0,20}")
 # "Fig. 3 …", "Table 2: …".
 _ENTRY = re.compile(r"([A-Z][^\W\d_]{0,11}\.?) \d")
 _SHORTCODE = re.compile(r"(?<!\()\{\{[<%].*?[%>]\}\}")
+# The next letter of a spaced abbreviation or of spaced initials: "B. " of "o. B. d. A.",
+# "h." of "d. h.", "S. " of "U. S. Energy".
+_LETTER_DOT = r"[^\W\d_]\.(?:\s|$)"
+_NEXT_LETTER = re.compile(_LETTER_DOT)
 # A line that opens with a spaced abbreviation: "o. B. d. A. …", "z. B. …".
-_SPACED_ABBREVIATION = re.compile(r"[^\W\d_]\.\s+[^\W\d_]\.(?:\s|$)")
+_SPACED_ABBREVIATION = re.compile(rf"[^\W\d_]\.\s+{_LETTER_DOT}")
 # Not the first letter of a spaced abbreviation: "o. B. d. A. ohne …", "z. B. zum …".
-_BULLET = re.compile(
-    r"^\s*(?:[-*•‣◦▪–—]|\d{1,3}[.)]|[a-zA-Z](?:\)|\.(?!\s+[^\W\d_]\.(?:\s|$))))\s+"
-)
+_BULLET = re.compile(rf"^\s*(?:[-*•‣◦▪–—]|\d{{1,3}}[.)]|[a-zA-Z](?:\)|\.(?!\s+{_LETTER_DOT})))\s+")
 _HEADING = re.compile(r"#{1,6}\s+\S")
 # Lines that hold no prose: only links or URLs, a table rule, a code fence.
 _LINK = r"!?\[[^\]]*\]\([^)]*\)|<?https?://\S+>?"
@@ -104,10 +106,6 @@ _GLUED_MARKERS = re.compile(r"(?:\[\d{1,3}\])+$")
 _SPACE = re.compile(r"\s+")
 # Dotted initials without their last dot: "R.A", "J.R.R".
 _INITIALS = re.compile(r"(?:[A-Z]\.)+[A-Z]$")
-# The next of spaced initials: "S. " of "U. S. Energy".
-_NEXT_INITIAL = re.compile(r"[A-Z]\.(?:\s|$)")
-# The next letter of a spaced abbreviation: "B. " of "o. B. d. A.", "h." of "d. h.".
-_NEXT_LETTER = re.compile(r"[^\W\d_]\.(?:\s|$)")
 
 
 def _normalise(text: str) -> str:
@@ -138,12 +136,10 @@ def is_abbreviation(text: str, dot: int) -> bool:
     if _INITIALS.match(word) and following[:1].isupper():
         return True  # initials before a name: "by R.A. Fisher in 1936", "J.R.R. Tolkien"
     if len(word) == 1 and word.isalpha() and _NEXT_LETTER.match(following):
-        # Spaced abbreviations: "o. B. d. A." (ohne Beschränkung der Allgemeinheit),
-        # "z. B.", "d. h.", "i. e.".
+        # Spaced abbreviations and initials: "o. B. d. A." (ohne Beschränkung der
+        # Allgemeinheit), "z. B.", "d. h.", "the U. S. Energy Information Administration".
         return True
     if len(word) == 1 and word.isupper():
-        if _NEXT_INITIAL.match(following):
-            return True  # spaced initials: "the U. S. Energy Information Administration"
         # An initial ("J. Smith", "John F. Kennedy") - but not "vitamin C. It".
         previous, _ = _word_before(text, len(text[:start].rstrip()))
         return not previous or previous[:1].isupper() or previous[-1] in ".!?"
