@@ -318,7 +318,7 @@ class CheckedAnswer:
                 continue
             if not check.claim:  # "[1]" or "This is stated in [1].": no claim of its own
                 self.pointed += [n for n in check.cited if n not in self.pointed]
-                if not self.frame and cut_short(check.body):
+                if not self.frame and self._frames(check.body):
                     self.frame = check.body.rstrip(" .,:;")
                 continue
             # Once the answer's first claim is withheld, what follows it is withheld too:
@@ -351,6 +351,13 @@ class CheckedAnswer:
             self._told = (added, check.citations)
         return "".join(out)
 
+    def _frames(self, sentence: str) -> bool:
+        """Whether the model, made to go on from ``sentence`` (no claim of its own),
+        would write the answer where it stopped ("The default directory is [4].")."""
+        if not cut_short(sentence):
+            return False
+        return not _TELLS_WHERE.match(sentence) or bool(_ASKS_WHERE.search(self.question))
+
     def _goes_on_elsewhere(self, check: SentenceCheck) -> bool:
         """Whether ``check`` tells more of what the last sentence shown named ("This
         hormone", "It") from passages that hold none of what that sentence added nor
@@ -366,6 +373,25 @@ class CheckedAnswer:
             if 1 <= n <= len(self.passages)
         )
 
+
+# A sentence that says where something is stated, not what: "This is stated in [1][5]."
+# Made to go on from it, the model names a place, not the answer ("This is stated in the
+# handbook on page 5, [1].", shown as the answer to a question the handbook does not
+# answer; REPORT §10, session 31). Unless a place is asked ("Where is it found?").
+_TELLS_WHERE = re.compile(
+    r"^\W*(?:this|it|that|these|those|the answer|(?:this|the|that) (?:information|fact))"
+    r"\s+(?:is|are|was|were|(?:can|could|may|might) be)(?:\s+\w+ly)?\s+"
+    r"(?:stated|mentioned|found|given|described|listed|shown|explained|written|said|noted"
+    r"|indicated|specified|provided|covered|discussed|located|referenced|defined|detailed"
+    r"|outlined|contained)\s+(?:in|at|on|by|under|within)\b",
+    re.IGNORECASE,
+)
+
+_ASKS_WHERE = re.compile(
+    r"\bwhere\b|\b(?:which|what)\s+(?:\w+\s+)?(?:part|place|city|country|region|page|section"
+    r"|chapter|file|document|passage)s?\b",
+    re.IGNORECASE,
+)
 
 # A sentence that goes on about what the one before it named.
 _ANAPHOR = re.compile(r"^\W*(?:it|this|these|that|those|they|he|she|its|his|her|their)\b", re.I)

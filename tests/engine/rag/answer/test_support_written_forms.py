@@ -322,6 +322,26 @@ def test_a_sentence_cut_short_without_its_marker_is_a_frame_too() -> None:
     assert answer.frame == "Item 4 is" and not answer.withheld
 
 
+def test_a_sentence_saying_where_something_is_stated_is_no_frame() -> None:
+    # Held-out v50: made to go on from "This is stated in", the model wrote "This is
+    # stated in the handbook on page 5, [1]." - a place, shown as the answer to a
+    # question the handbook does not answer.
+    handbook = "The trustee sends plan payments to creditors by mail or electronically."
+    question = "Which courier service must a chapter 13 trustee use to send plan payments?"
+    answer = CheckedAnswer(question, [handbook])
+    assert answer.feed("This is stated in [1][5].") + answer.flush() == ""
+    assert answer.frame == "" and answer.pointed == [1, 5]
+    for where in ("This can be found in [1].", "This information is mentioned in [1]."):
+        other = CheckedAnswer(question, [handbook])
+        other.feed(where + " ")
+        assert other.flush() == "" and other.frame == ""
+    # Asked where, the place is the answer: the model may go on from there.
+    asked_where = CheckedAnswer("Where is the trustee's payment rule stated?", [handbook])
+    asked_where.feed("This is stated in [1].")
+    asked_where.flush()
+    assert asked_where.frame == "This is stated in"
+
+
 def test_a_name_the_question_states_may_stand_misread_by_ocr() -> None:
     # The scanned diary prints "Eichmond" for the Richmond the question names.
     diary = (
