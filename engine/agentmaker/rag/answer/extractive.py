@@ -20,6 +20,7 @@ import math
 import re
 from collections import Counter
 from collections.abc import Collection, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 
 from agentmaker.rag.answer.candidate import Candidate
@@ -183,8 +184,9 @@ def extractive_answer(
     citations = [(s.passage, s.text) for s in chosen]
     shown = _labelled(question, chosen, headings, anchor)
     asked = _asked_names(question)
+    keys = frozenset(terms(question))
     shown = [
-        f"{d} {code}" if (code := _code_after(s, passages, asked)) else d
+        f"{d} {code}" if (code := _code_after(s, passages, asked, keys)) else d
         for s, d in zip(chosen, shown, strict=True)
     ]
     text = " ".join(f"{display} [{s.passage}]" for s, display in zip(chosen, shown, strict=True))
@@ -192,11 +194,15 @@ def extractive_answer(
 
 
 def _code_after(
-    sentence: Candidate, passages: Sequence[str], asked: Sequence[set[str]] = ()
+    sentence: Candidate,
+    passages: Sequence[str],
+    asked: Sequence[set[str]] = (),
+    keys: AbstractSet[str] = frozenset(),
 ) -> str:
     """What ``sentence`` introduces in its passage (quotable.shown_after)."""
     passage = passages[sentence.passage - 1]
-    return shown_after(passage, sentence.text, sentence.display, sentence.terms.keys(), asked)
+    held = sentence.terms.keys()
+    return shown_after(passage, sentence.text, sentence.display, held, asked, keys)
 
 
 def _without_locators(question: str, sentences: list[Candidate], titles: Sequence[str]) -> None:

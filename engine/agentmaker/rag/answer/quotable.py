@@ -206,12 +206,27 @@ _ITEM = re.compile(r"^[ \t]*[-*•][ \t]+", re.M)
 CODE_LINES = 2
 
 
+# A line of code or configuration that sets a key: `documentation = "https://…"`.
+_KEY_LINE = re.compile(r"""^["']?([\w .-]+?)["']?\s*[=:]\s*(\S.*)$""")
+
+
+def _sets_asked_key(line: str, keys: AbstractSet[str], held: AbstractSet[str]) -> bool:
+    """Whether ``line`` sets a key all of whose terms are among ``keys`` to a value with
+    a term not ``held``."""
+    found = _KEY_LINE.match(line)
+    if found is None:
+        return False
+    key = set(terms(found.group(1)))
+    return bool(key) and key <= keys and not set(terms(found.group(2))) <= held
+
+
 def shown_after(
     passage: str,
     text: str,
     display: str,
     held: AbstractSet[str] = frozenset(),
     asked: Sequence[set[str]] = (),
+    keys: AbstractSet[str] = frozenset(),
 ) -> str:
     """The first lines of the code block or the first items of the list that the
     sentence ``text`` of ``passage`` (shown as ``display``, its terms ``held``)
@@ -223,7 +238,12 @@ def shown_after(
     says nothing without what follows it. Nor does one whose code block under it holds a
     name the question asks about (``asked``, each a name's terms) and the sentence does
     not: that line of the block is shown ("… custom url in the urls section." above
-    ``"Bug Tracker" = "https://github.com/python-poetry/poetry/issues"``)."""
+    ``"Bug Tracker" = "https://github.com/python-poetry/poetry/issues"``). Nor one whose
+    block sets a key the question names (its terms among ``keys``) to a value the
+    sentence lacks: "A URL to the documentation of the project." above ``[tool.poetry]``,
+    ``# ...``, ``documentation = "https://python-poetry.org/docs/"``, to "which URL does
+    the documentation example of the tool.poetry section give?" (REPORT §10, session
+    31)."""
     # The sentence's words as the passage has them, maybe wrapped over lines.
     found = re.search(r"\s+".join(map(re.escape, text.split())), passage)
     if found is None:
@@ -233,7 +253,12 @@ def shown_after(
     lines = [line.strip() for line in block.group(1).splitlines() if line.strip()] if block else []
     if not display.rstrip().endswith(":"):
         missing = [name for name in asked if not name <= held]
-        return next((line for line in lines if any(n <= set(terms(line)) for n in missing)), "")
+        shown = [
+            line
+            for line in lines
+            if any(n <= set(terms(line)) for n in missing) or _sets_asked_key(line, keys, held)
+        ]
+        return " ".join(shown[:CODE_LINES])
     if lines:
         return " ".join(lines[:CODE_LINES])
     if items := _LIST_AFTER.match(passage, end):

@@ -661,6 +661,28 @@ def test_a_code_line_that_holds_the_name_asked_about_is_quoted_with_its_sentence
     assert "tool.poetry.urls" not in extractive_answer(other, [urls], top_passages=0).text
 
 
+def test_a_code_line_that_sets_the_key_asked_about_is_quoted_with_its_sentence() -> None:
+    # docs/pyproject.md (held-out v50): the URL stands only in the example's
+    # `documentation = …` line, below a `# ...` line.
+    section = (
+        "### documentation\n\n**Deprecated**: Use `project.urls` instead.\n\n"
+        "A URL to the documentation of the project.\n\n"
+        '```toml\n[tool.poetry]\n# ...\ndocumentation = "https://python-poetry.org/docs/"\n```\n'
+    )
+    asked = (
+        "In Poetry's pyproject.toml docs, which URL does the documentation example of the "
+        "tool.poetry section give?"
+    )
+    quote = extractive_answer(asked, [section], top_passages=0).text
+    assert quote.endswith(
+        "A URL to the documentation of the project. [tool.poetry] documentation = "
+        '"https://python-poetry.org/docs/" [1]'
+    )
+    # A key the question does not name is no answer's line.
+    other = "In Poetry's pyproject.toml docs, which URL does the tool.poetry example give?"
+    assert "python-poetry.org" not in extractive_answer(other, [section], top_passages=0).text
+
+
 def test_a_docs_sites_shortcodes_end_paragraphs_and_are_not_quoted() -> None:
     # docs/cli.md, as a focused passage runs it into one line.
     cli = (
