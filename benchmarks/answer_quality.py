@@ -202,6 +202,10 @@ HELDOUT_SETS = {
     # v30's, v35's, v40's and v45's. Written in session 30 by a helper that did not read the
     # answer code, after v49 was committed; its report did not quote the set.
     "heldout50": (DATA / "answer_quality_heldout50.tsv", range(30, 36), range(36, 54)),
+    # New Chinese questions (other facts), same library as v4's, v7's, v11's, v16's, v21's,
+    # v26's, v31's, v36's, v41's and v46's. Written in session 31 by a helper that did not
+    # read the answer code, after v50 was committed; its report did not quote the set.
+    "heldout51": (DATA / "answer_quality_heldout51.tsv", range(106, 114), range(114, 132)),
 }
 #: RGB-zh positions of the dev questions and their distractors.
 ZH_DEV, ZH_DEV_DISTRACTORS = range(0, 10), range(10, 30)
