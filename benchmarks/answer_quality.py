@@ -206,6 +206,10 @@ HELDOUT_SETS = {
     # v26's, v31's, v36's, v41's and v46's. Written in session 31 by a helper that did not
     # read the answer code, after v50 was committed; its report did not quote the set.
     "heldout51": (DATA / "answer_quality_heldout51.tsv", range(106, 114), range(114, 132)),
+    # New Chinese questions (other facts), same library as v5's, v6's, v13's, v17's, v22's,
+    # v27's, v32's, v37's, v42's and v47's. Written in session 31 by a helper that did not
+    # read the answer code, after v51 was committed; its report did not quote the set.
+    "heldout52": (DATA / "answer_quality_heldout52.tsv", range(132, 140), range(140, 150)),
 }
 #: RGB-zh positions of the dev questions and their distractors.
 ZH_DEV, ZH_DEV_DISTRACTORS = range(0, 10), range(10, 30)
