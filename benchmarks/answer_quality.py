@@ -210,6 +210,10 @@ HELDOUT_SETS = {
     # v27's, v32's, v37's, v42's and v47's. Written in session 31 by a helper that did not
     # read the answer code, after v51 was committed; its report did not quote the set.
     "heldout52": (DATA / "answer_quality_heldout52.tsv", range(132, 140), range(140, 150)),
+    # New Chinese questions (other facts), same library as v2's, v9's, v12's, v19's, v24's,
+    # v29's, v34's, v39's, v44's and v48's. Written in session 31 by a helper that did not
+    # read the answer code, after v52 was committed; its report did not quote the set.
+    "heldout53": (DATA / "answer_quality_heldout53.tsv", range(54, 62), range(62, 80)),
 }
 #: RGB-zh positions of the dev questions and their distractors.
 ZH_DEV, ZH_DEV_DISTRACTORS = range(0, 10), range(10, 30)
