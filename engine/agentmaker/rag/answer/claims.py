@@ -165,11 +165,20 @@ def best_pair(
 def _any_held(words: frozenset[str], held: frozenset[str]) -> bool:
     """Whether any of ``words`` is among the ``held`` terms, or a word of a field's name
     among them begins it or begins with it: a sheet's "temp_max" holds "maximum
-    temperature"."""
+    temperature"; or a long word begins a compound among them: German lecture notes'
+    "Orthonormalbasis" and "Binormalenvektor" hold "orthonormal" and "binormal" (REPORT
+    §10, session 31)."""
     if words & held:
         return True
     parts = {part for term in held if "_" in term for part in term.split("_") if len(part) >= 3}
-    return any(stands_for(word, part) for word in words for part in parts)
+    if any(stands_for(word, part) for word in words for part in parts):
+        return True
+    heads = [word for word in words if len(word) >= _COMPOUND_HEAD]
+    return any(term.startswith(word) for word in heads for term in held if len(term) > len(word))
+
+
+#: The letters a word must have to count as held by a compound it begins.
+_COMPOUND_HEAD = 6
 
 
 def _share(words: AbstractSet[str], held: AbstractSet[str]) -> float:

