@@ -20,7 +20,7 @@ __all__ = ["ASKS_NUMBER", "DIGIT", "labelled_text", "number_after", "with_entry"
 # Questions whose answer is a number or a date: a sentence holding a digit is favoured.
 ASKS_NUMBER = re.compile(
     r"\b(how (many|much|long|old|far|often|big|large)|(what|which) (year|date|percentage|number|"
-    r"amount|size)|(what|which)( \w+)? (version|release)|(postal|zip|post) ?code|when)\b"
+    r"amount|size|pages?)|(what|which)( \w+)? (version|release)|(postal|zip|post) ?code|when)\b"
     r"|多少|几|哪一?年|量|数|额|时间|日期|多长|多高|多大|多远|多久",
     re.IGNORECASE,
 )
@@ -131,7 +131,10 @@ def number_after(
     if not ASKS_NUMBER.search(question):
         return []
     own = [s for s in chosen if s.passage == best.passage]
-    if any(DIGIT.search(s.display) or stated_numbers(s.display, words=True) for s in own):
+    # A number the question states is none it asks for: "(1934)" of the reference to "on
+    # which pages … did the 1934 barley paper … appear?" (REPORT §10, session 31).
+    stated = set(stated_numbers(question, words=True))
+    if any(set(stated_numbers(s.display, words=True)) - stated for s in own):
         return []
     after = next(
         (s for s in sentences if s.passage == best.passage and s.position == best.position + 1),

@@ -776,6 +776,25 @@ def test_the_short_sentence_after_the_best_one_gives_the_number_asked_for() -> N
     assert "Cancer Council" not in extractive_answer(question, [footer], top_passages=0).text
 
 
+def test_the_pages_asked_for_follow_a_sentence_that_holds_only_the_questions_year() -> None:
+    # corpus/good/vega_dataset_info.md (held-out v52): the reference's year is the
+    # question's own; its pages stand in the next sentence.
+    reference = (
+        "Immer, F.R., Hayes, H.D. and LeRoy Powers (1934) Statistical determination of "
+        "barley varietal adaptation. Journal of the American Society for Agronomy 26, "
+        "403-419. The dataset was popularized by Fisher and Cleveland in their books."
+    )
+    question = (
+        "According to the Vega dataset descriptions, on which pages of volume 26 of its "
+        "journal did the 1934 barley paper by Immer, Hayes and Powers appear?"
+    )
+    quote = extractive_answer(question, [reference], top_passages=0).text
+    assert "Journal of the American Society for Agronomy 26, 403-419. [1]" in quote
+    # A year the question does not state is a number of the best sentence's own.
+    other = question.replace("the 1934 barley paper", "the barley paper")
+    assert "403-419" not in extractive_answer(other, [reference], top_passages=0).text
+
+
 def test_a_link_broken_across_lines_is_no_quote() -> None:
     # A PDF's link, broken by a space where its line ended: its words match, it says
     # nothing.
