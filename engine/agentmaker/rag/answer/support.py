@@ -294,12 +294,15 @@ def check_sentence(
     # checked as it is (and the passage may be in another language). Not when the
     # question names a document: what it asks is then the document's subject, seldom
     # repeated beside the answer.
-    plain = not new_numbers and not titles and all(name in asked for name in names)
+    # So is a new date, checked whole (a changelog's "2023-07-23" stands in the release's
+    # heading, not beside the item the question names; REPORT §10, session 31).
+    dates = frozenset(numeric_dates(claimed))
+    new_dates = dates - frozenset(numeric_dates(question))
+    plain = not new_numbers and not new_dates and not titles and all(n in asked for n in names)
     echo = frozenset(words & asking) if plain else None
     # What the claim's new numbers measure ("8.8 hours"), and what the question asks in.
     measured = {n: kinds for n, kinds in measures(claimed).items() if n in new_numbers}
     units = (measured, asked_kinds(question))
-    dates = frozenset(numeric_dates(claimed))
     # A name of the question the claim echoes ("after the fires of Moscow") may be held
     # by another passage found: the question's setting is told around the answer, seldom
     # beside it (the passage that names Davout does not name Moscow).

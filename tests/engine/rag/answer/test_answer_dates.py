@@ -41,3 +41,23 @@ def test_a_passage_may_write_the_day_in_words() -> None:
     passage = "The release of December 17, 2012 added the wind column."
     answer = "The wind column was added on 2012-12-17. [1]"
     assert check_sentence("When was the wind column added?", answer, [passage]).supporting == (1,)
+
+
+def test_a_new_date_is_a_fact_of_its_own_held_apart_from_the_questions_words() -> None:
+    # corpus/good/CHANGELOG.md (held-out v53): the date stands in the release's heading,
+    # the item the question names in a line below it.
+    section = (
+        "CHANGELOG — CHANGELOG > Version 3.13.0, 2023-07-23 > New Features (ENH)\n"
+        "## Version 3.13.0, 2023-07-23\n\n### New Features (ENH)\n"
+        "-  Add is_open in outlines in PdfReader and PdfWriter (#1960)"
+    )
+    question = (
+        "According to the pypdf changelog, on what date was the release that added is_open "
+        "in outlines in PdfReader and PdfWriter published?"
+    )
+    answer = (
+        "The release that added is_open in outlines in PdfReader and PdfWriter was "
+        "published on 2023-07-23. [1]"
+    )
+    assert check_sentence(question, answer, [section]).supporting == (1,)
+    assert check_sentence(question, answer.replace("07-23", "07-24"), [section]).supporting == ()
