@@ -233,7 +233,7 @@ class CheckedAnswer:
     copied: list[int] = field(default_factory=list)
     #: The version of a text whose words are asked ("the Somali version"), found in the
     #: passages before they were cut to what bears on the question (versions.py); else
-    #: looked for in :attr:`passages`.
+    #: looked for in :attr:`passages`. A word the answer quotes stands in it.
     version: Version | None = None
     _splitter: SentenceSplitter = field(default_factory=SentenceSplitter)
     _said: set[str] = field(default_factory=set)  # what was shown, folded
@@ -251,8 +251,8 @@ class CheckedAnswer:
         # Names the passages write capitalised inside sentences only: "Balaga is here."
         # states a name though it opens the sentence (REPORT §10, session 23).
         self._proper = proper_words(self.passages) if self._wants_name else frozenset()
-        # A word the answer quotes stands in the version whose words are asked.
-        self._version = self.version or asked_version(self.question, self.passages)
+        if self.version is None:
+            self.version = asked_version(self.question, self.passages)
 
     @property
     def waiting(self) -> list[str]:
@@ -331,7 +331,7 @@ class CheckedAnswer:
                 or gives_another_field(check.body, self._fields)
                 or (self.withheld and not self.shown and not self._held)
                 or self._goes_on_elsewhere(check)
-                or (self._version and strays_from(check.body, self._version, self.question))
+                or (self.version and strays_from(check.body, self.version, self.question))
             ):
                 self.withheld.append(check.body)
                 continue

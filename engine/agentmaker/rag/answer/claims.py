@@ -162,6 +162,10 @@ def best_pair(
     return chosen
 
 
+#: The letters a word must have to count as held by a compound it begins.
+_COMPOUND_HEAD = 6
+
+
 def _any_held(words: frozenset[str], held: frozenset[str]) -> bool:
     """Whether any of ``words`` is among the ``held`` terms, or a word of a field's name
     among them begins it or begins with it: a sheet's "temp_max" holds "maximum
@@ -175,10 +179,6 @@ def _any_held(words: frozenset[str], held: frozenset[str]) -> bool:
         return True
     heads = [word for word in words if len(word) >= _COMPOUND_HEAD]
     return any(term.startswith(word) for word in heads for term in held if len(term) > len(word))
-
-
-#: The letters a word must have to count as held by a compound it begins.
-_COMPOUND_HEAD = 6
 
 
 def _share(words: AbstractSet[str], held: AbstractSet[str]) -> float:
