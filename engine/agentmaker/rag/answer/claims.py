@@ -56,6 +56,24 @@ class Claim:
     repeated: frozenset[str] = frozenset()
     #: The numbers the claim writes as a day beside a month's name ("May 15").
     days: frozenset[str] = frozenset()
+    #: The command-line options the claim writes that the question does not ("--readme"
+    #: to "Which option … sets the extension of the README file …"): each held only by a
+    #: passage that writes it so (see :meth:`_options_fit`).
+    options: frozenset[str] = frozenset()
+
+    def _options_fit(self, evidence: Evidence) -> bool:
+        """Whether ``evidence`` writes each of the claim's options on a line that holds
+        as many of the claim's words as any line of it that writes an option: "The
+        `--latest` option shows the latest version only for the packages that have a
+        newer release" is not said by "`--latest (-l)`: Show the latest version." below
+        "`--outdated (-o)`: Show the latest version but only for packages that are
+        outdated." (REPORT §10, session 32)."""
+        held = [(options, len(self.words & line)) for options, line in evidence.option_lines]
+        best = max((count for _, count in held), default=0)
+        return all(
+            any(option in options and count == best for options, count in held)
+            for option in self.options
+        )
 
     def _names_held(self, evidence: Evidence) -> bool:
         """Whether ``evidence`` states the claim's names: all of them, or its own new
@@ -85,7 +103,7 @@ class Claim:
             return 0.0
         if unit_conflict(self.units[0], self.units[1], evidence.measures):
             return 0.0
-        if not self.dates <= evidence.dates:
+        if not self.dates <= evidence.dates or not self._options_fit(evidence):
             return 0.0
         if not self._names_held(evidence):
             return 0.0

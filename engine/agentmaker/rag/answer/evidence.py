@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from agentmaker.rag.answer.dates import Date, dates_in, without_days
 from agentmaker.rag.answer.grounding import held_numbers
-from agentmaker.rag.answer.names import fold, named
+from agentmaker.rag.answer.names import fold, named, options_in
 from agentmaker.rag.answer.sentences import LABEL_WORDS, terms
 from agentmaker.rag.answer.units import measures
 from agentmaker.rag.answer.us_states import state_code, state_name
@@ -67,6 +67,14 @@ class Evidence:
     dates: frozenset[Date]  # dates.py
     #: Numbers that stand only as a day beside a month's name ("15" of "May 15, 2023").
     days_only: frozenset[str] = frozenset()
+    #: Its lines that write command-line options: the options of each ("--readme";
+    #: names.py, ``options_in``) and its terms.
+    option_lines: tuple[tuple[frozenset[str], frozenset[str]], ...] = ()
+
+    @property
+    def options(self) -> frozenset[str]:
+        """The command-line options the passage writes."""
+        return frozenset().union(*(options for options, _ in self.option_lines))
 
     def __or__(self, other: Evidence) -> Evidence:
         measured = {n: set(kinds) for n, kinds in self.measures.items()}
@@ -84,6 +92,7 @@ class Evidence:
             (self.days_only | other.days_only)
             - (self.numbers - self.days_only)
             - (other.numbers - other.days_only),
+            self.option_lines + other.option_lines,
         )
 
     def names(self, name: str, *, asked: bool) -> bool:
@@ -155,6 +164,11 @@ def passage_evidence(passage: str) -> Evidence:
         measures(passage),
         frozenset(dates_in(passage)),
         numbers - held_numbers(without_days(passage)),
+        tuple(
+            (options, frozenset(terms(line)))
+            for line in passage.splitlines()
+            if (options := options_in(line))
+        ),
     )
 
 

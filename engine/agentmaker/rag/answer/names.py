@@ -31,6 +31,7 @@ __all__ = [
     "language_names",
     "named",
     "names_in",
+    "options_in",
     "proper_words",
     "source_of",
     "speaker_names",
@@ -91,6 +92,15 @@ IDENTIFIER = re.compile(
     r"(?<![\w.-])[A-Za-z_][\w-]*\w(?:\.[A-Za-z_][\w-]*\w)+|(?<![\w-])--[a-z][\w-]*\w"
     r"|\b\w+_\w+\b"
 )
+_OPTION = re.compile(r"(?<![\w-])--[a-z][\w-]*\w")
+
+
+def options_in(text: str) -> frozenset[str]:
+    """The command-line options ``text`` writes, dashes and all, lowercased ("--readme"):
+    folded, "--readme" is only the word "readme"."""
+    return frozenset(m.group(0).lower() for m in _OPTION.finditer(text))
+
+
 # Words that open a sentence with a capital and are no part of a name: "Through the PyPI
 # JSON API, …" names "PyPI JSON API".
 _STOP_START = frozenset(

