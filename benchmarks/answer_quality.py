@@ -218,6 +218,10 @@ HELDOUT_SETS = {
     # v28's, v33's, v38's, v43's and v49's. Written in session 31 by a helper that did not
     # read the answer code, after v53 was committed; its report did not quote the set.
     "heldout54": (DATA / "answer_quality_heldout54.tsv", range(80, 88), range(88, 106)),
+    # New Chinese questions (other facts), same library as v1's, v10's, v15's, v20's, v25's,
+    # v30's, v35's, v40's, v45's and v50's. Written in session 32 by a helper that did not
+    # read the answer code, at the session's start; its report did not quote the set.
+    "heldout55": (DATA / "answer_quality_heldout55.tsv", range(30, 36), range(36, 54)),
 }
 #: RGB-zh positions of the dev questions and their distractors.
 ZH_DEV, ZH_DEV_DISTRACTORS = range(0, 10), range(10, 30)
