@@ -222,6 +222,10 @@ HELDOUT_SETS = {
     # v30's, v35's, v40's, v45's and v50's. Written in session 32 by a helper that did not
     # read the answer code, at the session's start; its report did not quote the set.
     "heldout55": (DATA / "answer_quality_heldout55.tsv", range(30, 36), range(36, 54)),
+    # New Chinese questions (other facts), same library as v4's, v7's, v11's, v16's, v21's,
+    # v26's, v31's, v36's, v41's, v46's and v51's. Written in session 32 by a helper that did
+    # not read the answer code, after v55 was committed; its report did not quote the set.
+    "heldout56": (DATA / "answer_quality_heldout56.tsv", range(106, 114), range(114, 132)),
 }
 #: RGB-zh positions of the dev questions and their distractors.
 ZH_DEV, ZH_DEV_DISTRACTORS = range(0, 10), range(10, 30)
