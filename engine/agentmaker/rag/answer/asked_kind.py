@@ -64,6 +64,18 @@ _ASKS_FOR_DATE = re.compile(r"\b(what|which) date\b|哪一?天|几月几[日号]
 _YEAR = re.compile(
     r"(?<![\d.,])(1\d{3}|20\d{2})(?!\d|[.,]\d)|'\d{2}\b|[〇零一二三四五六七八九十0-9]+年"
 )
+# Questions for a sum of money, and the sums documents write: "£300,000", "5 dollars",
+# "125万美元", "free". A duration is none: "after three further seasons" is no fee.
+_ASKS_FOR_MONEY = re.compile(
+    r"\b(what|which) (transfer |annual |monthly )?(fee|price|cost|sum|salary|wage)s?\b"
+    r"|费用|价格|多少钱",
+    re.I,
+)
+_MONEY = re.compile(
+    r"[£$€¥₩]|\b(pounds?|dollars?|euros?|yen|yuan|won|cents?|pence|pesos?|francs?|free|"
+    r"gbp|usd|eur)\b|\d\s*(m|bn|k)\b|元|英镑|欧元|免费",
+    re.I,
+)
 _FREQUENCY = re.compile(r"\b(daily|weekly|monthly|yearly|annually|hourly)\b", re.I)
 _HOW_OFTEN = re.compile(r"\bhow often\b", re.I)
 
@@ -153,6 +165,12 @@ def states_number(sentence: str, question: str) -> bool:
     if _ASKS_FOR_YEAR.search(question):
         # A year, not any number: a row's latitude does not say when the airport opened.
         return bool(_YEAR.search(sentence))
+    if _ASKS_FOR_MONEY.search(question) and not _MONEY.search(sentence):
+        # A sum, or an amount of four digits or more, not any number: "after three
+        # further seasons" is no fee Leicester paid (REPORT §10, session 32).
+        asked = stated_numbers(question)
+        new = [n for n in stated_numbers(sentence) if n not in asked]
+        return any(len(n.split(".")[0]) >= 4 and not _YEAR.fullmatch(n) for n in new)
     if numbers_in(sentence) or _QUANTITY.search(sentence):
         return True
     return bool(_HOW_OFTEN.search(question) and _FREQUENCY.search(sentence))

@@ -564,6 +564,35 @@ def test_a_question_for_a_year_wants_a_year() -> None:
     assert not answer.shown
 
 
+def test_a_question_for_a_fee_wants_a_sum() -> None:
+    # The Iwan Roberts article (benchmarks/data heldout55): the model told his later
+    # moves; "three further seasons" and "seven years" are numbers, but no fee.
+    question = (
+        "For what fee did Leicester City sign Iwan Roberts from Huddersfield Town in November 1993?"
+    )
+    career = (
+        "In November 1993 Iwan Roberts was signed by the Second Division club Leicester City for "
+        "£300,000. After three further seasons he signed for Wolverhampton Wanderers, but "
+        "stayed for a single campaign before transferring to Norwich City, where he spent "
+        "seven years."
+    )
+    moves = (
+        "Iwan Roberts signed for Wolverhampton Wanderers after three further seasons, but "
+        "stayed for a single campaign before transferring to Norwich City, where he spent "
+        "seven years. [1]"
+    )
+    answer = CheckedAnswer(question, [career])
+    answer.feed(moves)
+    answer.flush()
+    assert not answer.shown and answer.withheld
+    told = CheckedAnswer("Where did Iwan Roberts go after Leicester City?", [career])
+    assert told.feed(moves) + told.flush() == moves  # the passage says it
+    for sum_ in ("£300,000", "300,000", "300,000 pounds"):
+        assert quote_answers(question, f"In November 1993 Leicester City paid {sum_}. [1]")
+    assert not quote_answers(question, "He was signed by Leicester City in November 1993. [1]")
+    assert quote_answers("该球员的转会费用是多少？", "转会费为30万英镑。[1]")
+
+
 def test_a_checked_answer_of_bare_markers_quotes_the_passage_it_names(library: Library) -> None:
     question = "What calibre were the large siege guns?"
     siege = 1 + next(
