@@ -198,6 +198,9 @@ def _is_field(sentence: Sentence) -> bool:
 
 # A code block right after a sentence: its first lines.
 _CODE_AFTER = re.compile(r"\s*```[^\n]*\n(.*?)(?:```|\Z)", re.DOTALL)
+# ...or after the docs site's shortcodes that close a note around the sentence
+# ("{{% /note %}}"): searched only for a line the question asks about.
+_CODE_AFTER_NOTE = re.compile(r"(?:\s*\{\{[%<][^\n]*?[%>]\}\})+" + _CODE_AFTER.pattern, re.DOTALL)
 # A list right after a sentence: its items, one a line.
 _LIST_AFTER = re.compile(r"\s*((?:[ \t]*[-*•][ \t]+\S[^\n]*(?:\n|\Z))+)")
 _ITEM = re.compile(r"^[ \t]*[-*•][ \t]+", re.M)
@@ -250,6 +253,8 @@ def shown_after(
         return ""
     end = found.end()
     block = _CODE_AFTER.match(passage, end)
+    if not display.rstrip().endswith(":"):
+        block = block or _CODE_AFTER_NOTE.match(passage, end)
     lines = [line.strip() for line in block.group(1).splitlines() if line.strip()] if block else []
     if not display.rstrip().endswith(":"):
         missing = [name for name in asked if not name <= held]

@@ -683,6 +683,34 @@ def test_a_code_line_that_sets_the_key_asked_about_is_quoted_with_its_sentence()
     assert "python-poetry.org" not in extractive_answer(other, [section], top_passages=0).text
 
 
+def test_the_asked_keys_code_line_after_a_note_that_closes_is_quoted_too() -> None:
+    # docs/pyproject.md (held-out v55): the note closes between the sentence and its
+    # example, whose python line is the answer.
+    section = (
+        "### requires-python\n\nThe Python version requirements of the project.\n\n"
+        '```toml\n[project]\n# ...\nrequires-python = ">=3.8"\n```\n\n{{% note %}}\n'
+        "If you need an upper bound for locking, but do not want to define an upper bound\n"
+        "in your package metadata, you can omit the upper bound in the `requires-python` "
+        "field\nand add it in the `tool.poetry.dependencies` section.\n{{% /note %}}\n\n"
+        '```toml\n[project]\n# ...\nrequires-python = ">=3.8"\n\n'
+        '[tool.poetry.dependencies]\npython = ">=3.8,<4.0"\n```\n'
+    )
+    asked = (
+        "In Poetry's pyproject.toml docs, which python constraint does the requires-python "
+        "note's example put under tool.poetry.dependencies, so that locking gets an upper "
+        "bound the package metadata lacks?"
+    )
+    quote = extractive_answer(asked, [section], top_passages=0).text
+    assert quote.endswith(
+        'in the tool.poetry.dependencies section. requires-python = ">=3.8" '
+        'python = ">=3.8,<4.0" [1]'
+    )
+    # A sentence that ends in a colon still takes only a block right under it, not the
+    # first lines of one after the note ("[project] # ...").
+    colon = section.replace("section.\n{{% /note %}}", "section:\n{{% /note %}}")
+    assert extractive_answer(asked, [colon], top_passages=0).text.endswith("section: [1]")
+
+
 def test_a_docs_sites_shortcodes_end_paragraphs_and_are_not_quoted() -> None:
     # docs/cli.md, as a focused passage runs it into one line.
     cli = (
