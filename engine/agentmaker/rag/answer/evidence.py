@@ -98,7 +98,8 @@ class Evidence:
     def names(self, name: str, *, asked: bool) -> bool:
         """Whether this passage states the folded ``name``; one the question ``asked``
         about may be a person the passage calls by the surname alone ("Iwan Roberts"
-        in a biography that says "Roberts")."""
+        in a biography that says "Roberts"), or a family it names by one of them ("the
+        Rostovs'" where the count is "Rostov")."""
         if named(name, self.folded) or self._state(name):
             return True
         words = name.split()
@@ -110,6 +111,7 @@ class Evidence:
             return True
         return asked and (
             (len(words) >= 2 and words[-1] not in _NOT_SURNAMES and words[-1] in self.capitalised)
+            or (words[-1].endswith("s") and named(f" {name.strip()[:-1]} ", self.folded))
             or self._misread(words)
         )
 

@@ -347,10 +347,12 @@ def check_sentence(
 def _parted(names: list[str], question: str, evidence: Sequence[Evidence]) -> list[str]:
     """``names`` (folded), each that no passage found states and that opens with a name
     of ``question`` and goes on with words it lacks split there: "…slept beside Karataev
-    Azor." names Karataev, asked, and Azor, the answer. A name a passage states whole
-    stays one ("Baz Qux" is no "Baz" of the question's "Foo, Bar and Baz"), and so does
-    one opening with a word the question writes in lower case ("Marshal Davout" to
-    "which French marshal …")."""
+    Azor." names Karataev, asked, and Azor, the answer. So is one that ends in a name of
+    the question after words it lacks: "above the Prechistenka Boulevard Pierre sees the
+    comet" names the boulevard and Pierre (REPORT §10, session 32). A name a passage
+    states whole stays one ("Baz Qux" is no "Baz" of the question's "Foo, Bar and Baz"),
+    and so does one opening with a word the question writes in lower case ("Marshal
+    Davout" to "which French marshal …")."""
     asked = set(names_in(question))
     question = fold(question)
     parted: list[str] = []
@@ -364,6 +366,16 @@ def _parted(names: list[str], question: str, evidence: Sequence[Evidence]) -> li
             ),
             None,
         )
+        if cut is None:
+            cut = next(
+                (
+                    i
+                    for i in range(1, len(words))
+                    if f" {' '.join(words[i:])} " in asked
+                    and f" {' '.join(words[:i])} " not in question
+                ),
+                None,
+            )
         if name in question or cut is None or any(named(name, e.folded) for e in evidence):
             parted.append(name)
         else:

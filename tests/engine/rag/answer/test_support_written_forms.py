@@ -505,3 +505,33 @@ def test_an_option_is_held_by_its_own_line_not_the_one_above() -> None:
     claim = "The `{}` option shows the latest version only for the packages that are outdated."
     assert not check_sentence(question, claim.format("--latest"), [show]).supported
     assert check_sentence(question, claim.format("--outdated"), [show]).supporting == (1,)
+
+
+def test_a_new_name_run_into_a_name_of_the_question_and_a_familys_plural() -> None:
+    # War and Peace (benchmarks/data heldout56): "Prechistenka Boulevard Pierre" is the
+    # boulevard and Pierre; "the Rostovs'" are the family another passage calls "Rostov".
+    comet = (
+        "book-war-and-peace-1225p — lines 31,795–31,830\n"
+        '"Home!" On his way home, at the entrance to the Arbat Square, an immense expanse '
+        "of dark starry sky presented itself to his eyes. Almost in the center of it, "
+        "above the Prechistenka Boulevard, shone the enormous and brilliant comet of 1812. "
+        "In Pierre, however, that comet aroused no feeling of fear."
+    )
+    supper = (
+        "book-war-and-peace-1225p — lines 16,211–16,229\n"
+        "At that toast, the count Rostov took out his handkerchief and wept outright."
+    )
+    question = (
+        "In War and Peace, above which Moscow boulevard does Pierre see the great comet of "
+        "1812 on his way home from the Rostovs'?"
+    )
+    answer = (
+        "In War and Peace, above the Prechistenka Boulevard Pierre sees the great comet of "
+        "1812 on his way home from the Rostovs' [2]."
+    )
+    assert check_sentence(question, answer, [comet, supper]).supporting == (1,)
+    # Another boulevard is not held, nor the family where no passage names it.
+    assert not check_sentence(
+        question, answer.replace("Prechistenka", "Tverskoy"), [comet, supper]
+    ).supported
+    assert not check_sentence(question, answer, [comet]).supported
