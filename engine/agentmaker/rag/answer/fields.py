@@ -61,6 +61,9 @@ class _Named:
     in_prose: bool
     #: The question's words that may ask for a field (not its values, nor "data").
     wanted: frozenset[str]
+    #: The records named by less than another named record is: "peugeot 504" beside
+    #: "peugeot 504 (sw)", to a question that names the latter.
+    shadowed: tuple[dict[str, str], ...] = ()
 
 
 def unasked_fields(question: str, passages: Sequence[str]) -> tuple[str, ...]:
@@ -114,10 +117,10 @@ def _qualified_otherwise(question: str, names: list[str], named: _Named) -> bool
 def field_values(question: str, passages: Sequence[str]) -> tuple[frozenset[str], frozenset[str]]:
     """The numbers that stand in the records ``question`` names under the fields it asks
     for, and those under their other fields only ("-3.2", the temp_min, and "5.6", the
-    temp_max, … for "What was the minimum temperature in Seattle on 2015/01/01?"); the
-    question's own numbers are neither. The fields asked for are those most of its words
-    match (two, when the weather data's "weather" ties with "precipitation"); both
-    sets are empty when none matches."""
+    temp_max, … for "What was the minimum temperature in Seattle on 2015/01/01?") or in
+    the records it names less of; the question's own numbers are neither. The fields
+    asked for are those most of its words match (two, when the weather data's "weather"
+    ties with "precipitation"); both sets are empty when none matches."""
     named = _named(question, passages)
     if named is None:
         return frozenset(), frozenset()
@@ -134,6 +137,11 @@ def field_values(question: str, passages: Sequence[str]) -> tuple[frozenset[str]
     for record in named.records:
         for name, value in record.items():
             (held if scores[name] == best else others).update(_NUMBER.findall(value))
+    # A record the question names less of is another one: the peugeot 504's weight is not
+    # the peugeot 504 (sw)'s (REPORT §10, session 32).
+    for record in named.shadowed:
+        for value in record.values():
+            others.update(_NUMBER.findall(value))
     own = set(_NUMBER.findall(question))
     return frozenset(held - own), frozenset(others - held - own)
 
@@ -175,11 +183,13 @@ def _named(question: str, passages: Sequence[str]) -> _Named | None:
     values = {word for record in records for value in record.values() for word in terms(value)}
     said = re.findall(r"[a-z]+", question.lower())
     wanted = {*terms(without_source(question), parts=True), *(w for w in said if w in _SAME)}
+    shadowed = [any(key != other and key in other for other in keys) for key in keys]
     return _Named(
-        tuple(records),
+        tuple(r for r, out in zip(records, shadowed, strict=True) if not out),
         # Prose that names the record too may say what its fields do not.
         any(key in fold(text) for key in keys for text in prose),
         frozenset(wanted - _GENERIC - values),
+        tuple(r for r, out in zip(records, shadowed, strict=True) if out),
     )
 
 

@@ -130,6 +130,23 @@ def test_a_value_of_another_field_of_the_named_row_is_withheld(good_dir: Path) -
     assert field_values("What happened in Seattle on 2015/01/01?", [rows]) == (set(), set())
 
 
+def test_a_record_the_question_names_less_of_is_another_one() -> None:
+    # The cars data (benchmarks/data heldout56): the peugeot 504's weight is not the
+    # peugeot 504 (sw)'s, though the question names "peugeot 504" too.
+    wagon = "cars — [84]–[90]\n[85]\nName: peugeot 504 (sw)\nHorsepower: 87\nWeight_in_lbs: 2979\n"
+    saloon = "cars — [21]–[27]\n[26]\nName: peugeot 504\nHorsepower: 87\nWeight_in_lbs: 2672\n"
+    question = "How much does the peugeot 504 (sw) weigh, in pounds, according to the cars data?"
+    asked, others = field_values(question, [wagon, saloon])
+    assert asked == {"2979"} and "2672" in others
+    wrong = CheckedAnswer(question, [wagon, saloon])
+    assert not wrong.feed("The peugeot 504 (sw) weighs 2672 pounds. [2]") + wrong.flush()
+    right = CheckedAnswer(question, [wagon, saloon])
+    shown = right.feed("The peugeot 504 (sw) weighs 2979 pounds. [1]") + right.flush()
+    assert shown == "The peugeot 504 (sw) weighs 2979 pounds. [1]"
+    # Asked of the peugeot 504 itself, its own record is the one.
+    assert field_values("How much does the peugeot 504 weigh?", [wagon, saloon])[0] == {"2672"}
+
+
 def test_the_named_row_is_quoted_in_place_of_another_fields_value(
     good_dir: Path, tmp_path: Path
 ) -> None:
