@@ -176,10 +176,27 @@ def rows_only(passage: str) -> str:
     compatible updates …" for which versions ^0.0.3 allows)."""
     starts = [m.start() for m in RECORD.finditer(passage)]
     if starts:
-        return passage[starts[0] :]
+        ends = [*starts[1:], len(passage)]
+        return "".join(_one_line(passage[a:b]) for a, b in zip(starts, ends, strict=True))
     rows = list(TABLE_ROW.finditer(passage))
     headers = _headers(rows)
     return "\n".join(m.group(0) for m in rows if m.start() not in headers)
+
+
+# A field of a record on a line of its own: "Weight_in_lbs: 2979".
+_FIELD_LINE = re.compile(r"^[\w .()-]+: \S")
+
+
+def _one_line(record: str) -> str:
+    """A record the reader numbered, one field a line ("[85]", "Name: peugeot 504 (sw)",
+    "Weight_in_lbs: 2979"), on one line, as a sheet's row is ("[85] Name: peugeot 504
+    (sw); Weight_in_lbs: 2979"): quoted by its lines, the name's alone was the best
+    (REPORT §10, session 32). Any other record as it is."""
+    label, _, body = record.strip().partition("\n")
+    lines = [line.strip() for line in body.splitlines() if line.strip()]
+    if not (NUMBERED.fullmatch(label.strip()) and lines and all(map(_FIELD_LINE.match, lines))):
+        return record
+    return f"{label.strip()} {'; '.join(lines)}\n"
 
 
 def _headers(rows: list[re.Match[str]]) -> set[int]:

@@ -167,3 +167,21 @@ def test_the_named_row_is_quoted_in_place_of_another_fields_value(
         assert "2015/01/02" not in result.answer and len(llm.calls) == 2
     finally:
         lib.close()
+
+
+def test_a_named_record_of_one_field_a_line_is_quoted_whole(good_dir: Path, tmp_path: Path) -> None:
+    # The cars data (benchmarks/data heldout56): the model gave the peugeot 504's weight;
+    # quoted line by line, the record's name line alone was the best sentence.
+    lib = Library.open(tmp_path / "cars.sqlite", embedder=FakeEmbedder())
+    try:
+        text = (good_dir / "cars.json").read_text(encoding="utf-8")
+        lib.pipeline.ingest_text(text, source="cars.json", fmt="json")
+        llm = ScriptedLLM(["The peugeot 504 (sw) weighs 2672 pounds. [1]", "2979"])
+        llm.checks_answers, llm.focus_words = True, 110  # as the built-in model
+        lib.set_llm(llm)
+        result = asyncio.run(lib.rag.ask("How much does the peugeot 504 (sw) weigh, in pounds?"))
+        assert result.note == "quoted_unsupported", result.answer
+        assert result.answer.startswith("Name: peugeot 504 (sw); Miles_per_Gallon: 21;")
+        assert "; Weight_in_lbs: 2979;" in result.answer and "2672" not in result.answer
+    finally:
+        lib.close()
