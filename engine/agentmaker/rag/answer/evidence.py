@@ -71,11 +71,6 @@ class Evidence:
     #: names.py, ``options_in``) and its terms.
     option_lines: tuple[tuple[frozenset[str], frozenset[str]], ...] = ()
 
-    @property
-    def options(self) -> frozenset[str]:
-        """The command-line options the passage writes."""
-        return frozenset().union(*(options for options, _ in self.option_lines))
-
     def __or__(self, other: Evidence) -> Evidence:
         measured = {n: set(kinds) for n, kinds in self.measures.items()}
         for n, kinds in other.measures.items():

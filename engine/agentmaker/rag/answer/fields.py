@@ -61,8 +61,8 @@ class _Named:
     in_prose: bool
     #: The question's words that may ask for a field (not its values, nor "data").
     wanted: frozenset[str]
-    #: The records named by less than another named record is: "peugeot 504" beside
-    #: "peugeot 504 (sw)", to a question that names the latter.
+    #: The named records whose first value stands inside another named record's: the
+    #: "peugeot 504" beside the "peugeot 504 (sw)" a question names.
     shadowed: tuple[dict[str, str], ...] = ()
 
 

@@ -86,13 +86,13 @@ _CODE_WORD = re.compile(
     # "TreeObject.insert_child", "pyproject.toml") or a command-line option ("--offline").
     r"|(?<![\w.-])[A-Za-z_]\w+(?:\.[A-Za-z_][\w-]+)+|(?<![\w-])--[a-z][\w-]+"
 )
+# A command-line option: "--offline".
+_OPTION = re.compile(r"(?<![\w-])--[a-z][\w-]*\w")
 #: What a user types only when they mean that very thing: a dotted name, a command-line
 #: option, a snake_case word ("installer.timeout", "--offline", "POETRY_CACHE_DIR").
 IDENTIFIER = re.compile(
-    r"(?<![\w.-])[A-Za-z_][\w-]*\w(?:\.[A-Za-z_][\w-]*\w)+|(?<![\w-])--[a-z][\w-]*\w"
-    r"|\b\w+_\w+\b"
+    r"(?<![\w.-])[A-Za-z_][\w-]*\w(?:\.[A-Za-z_][\w-]*\w)+|" + _OPTION.pattern + r"|\b\w+_\w+\b"
 )
-_OPTION = re.compile(r"(?<![\w-])--[a-z][\w-]*\w")
 
 
 def options_in(text: str) -> frozenset[str]:
