@@ -226,6 +226,11 @@ HELDOUT_SETS = {
     # v26's, v31's, v36's, v41's, v46's and v51's. Written in session 32 by a helper that did
     # not read the answer code, after v55 was committed; its report did not quote the set.
     "heldout56": (DATA / "answer_quality_heldout56.tsv", range(106, 114), range(114, 132)),
+    # New Chinese questions (other facts), same library as v5's, v6's, v13's, v17's, v22's,
+    # v27's, v32's, v37's, v42's, v47's and v52's, by a stricter reading of which passages
+    # earlier sets used (its README entry). Written in session 32 by a helper that did not
+    # read the answer code, after v56 was committed; its report did not quote the set.
+    "heldout57": (DATA / "answer_quality_heldout57.tsv", range(132, 140), range(140, 150)),
 }
 #: RGB-zh positions of the dev questions and their distractors.
 ZH_DEV, ZH_DEV_DISTRACTORS = range(0, 10), range(10, 30)
