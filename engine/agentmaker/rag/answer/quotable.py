@@ -252,11 +252,12 @@ def shown_after(
     if found is None:
         return ""
     end = found.end()
+    introduces = display.rstrip().endswith(":")
     block = _CODE_AFTER.match(passage, end)
-    if not display.rstrip().endswith(":"):
+    if not introduces:
         block = block or _CODE_AFTER_NOTE.match(passage, end)
     lines = [line.strip() for line in block.group(1).splitlines() if line.strip()] if block else []
-    if not display.rstrip().endswith(":"):
+    if not introduces:
         missing = [name for name in asked if not name <= held]
         shown = [
             line
