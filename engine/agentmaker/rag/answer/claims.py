@@ -89,8 +89,19 @@ class Claim:
         own = [n for n in self.names if n not in self.asked and n not in self.quoted]
         own_words = set(" ".join(own).split())
         held = [n for n in self.asked if n not in missing and not set(n.split()) & own_words]
+        # A name of the question no passage found writes ("on the field of Austerlitz")
+        # may be the scene, told chapters earlier, when the passage names the question's
+        # people as names beside the answer's own: "Prince Repnin named Lieutenant
+        # Sukhtelen." A record's key ("iata: PRG") names no airport of the question's
+        # "Toronto Pearson"; and a number is no name of the scene ("installer.timeout
+        # … is 15 seconds" in Poetry's settings, which name no installer.timeout).
+        unfound = set(missing) - self.setting
+        if unfound and not (own and any(set(n.split()) <= evidence.capitalised for n in held)):
+            return False
         return (
-            bool(own or self.numbers) and set(missing) <= self.setting and len(missing) <= len(held)
+            bool(own or self.numbers)
+            and set(missing) <= set(self.asked)
+            and len(missing) <= len(held)
         )
 
     def held_by(self, evidence: Evidence) -> float:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from agentmaker.rag.answer.answer_split import split_answer
 from agentmaker.rag.answer.checked import CheckedAnswer, passages_answer_question
+from agentmaker.rag.answer.evidence import passage_evidence
 from agentmaker.rag.answer.names import asked_for_codes, named, speaker_names, unmatched_identifiers
 from agentmaker.rag.answer.support import check_sentence
 
@@ -400,14 +401,42 @@ def test_a_name_of_the_question_another_passage_holds_is_its_setting() -> None:
     check = check_sentence(question, answer, [fires, study])
     assert check.supporting == (2,)
     assert check.shown().endswith("Moscow. [2]")
-    # Found alone, the study does not support the sentence that names Moscow...
-    assert not check_sentence(question, answer, [study]).supported
-    # ...nor does a passage that holds as few of the question's names as it lacks: "Baz
+    # Found alone, the study holds it too: Moscow is then a scene no passage found
+    # names, and the study names the question's Pierre beside the answer's Davout (see
+    # the next test). A passage that holds as few of the question's names as it lacks: "Baz
     # Qux" is no answer to what the outline with Foo, Bar and Baz sections is by.
     outline = ["Foo\nBar section text.", "Baz\nBaz Qux <baz.qux@example.com> wrote it."]
     asked = "Who is the author of the outline PDF with the Foo, Bar and Baz sections?"
     author = "The author of the outline with the Foo, Bar and Baz sections is Baz Qux. [2]"
     assert not check_sentence(asked, author, outline).supported
+
+
+def test_a_scene_no_passage_found_names_is_excused_beside_the_questions_people() -> None:
+    field = (
+        '"And who is that young man beside you?" Prince Repnin named Lieutenant '
+        "Sukhtelen. After looking at him Napoleon smiled."
+    )
+    question = (
+        "In War and Peace, whom does Prince Repnin name to Napoleon on the field of "
+        "Austerlitz when Napoleon asks who the young man beside him is?"
+    )
+    answer = (
+        "Prince Repnin names Lieutenant Sukhtelen to Napoleon on the field of Austerlitz "
+        "when Napoleon asks who the young man beside him is. [2]"
+    )
+    elsewhere = "Pierre took the letter and went to Petersburg."
+    # No passage found names Austerlitz: the passage that names Repnin, Napoleon and the
+    # answer's Sukhtelen holds the sentence (re-pointed from the model's [2]).
+    check = check_sentence(question, answer, [field, elsewhere])
+    assert check.supporting == (1,) and check.shown().endswith("beside him is. [1]")
+    # A record's key is no name of the question's: the row names another airport.
+    row = "[row 2669] iata: PRG; name: Edgar County; city: Paris; state: IL; country: USA"
+    assert not check_sentence(
+        "According to the airports list, what is the IATA code of Toronto Pearson airport?",
+        "The IATA code of Toronto Pearson airport is PRG. [1]",
+        [row],
+    ).supported
+    # (Nor is a number the answer's own name: test_support's installer.timeout.)
 
 
 def test_a_name_of_the_question_run_into_the_answers_is_two_names() -> None:
@@ -530,8 +559,11 @@ def test_a_new_name_run_into_a_name_of_the_question_and_a_familys_plural() -> No
         "1812 on his way home from the Rostovs' [2]."
     )
     assert check_sentence(question, answer, [comet, supper]).supporting == (1,)
-    # Another boulevard is not held, nor the family where no passage names it.
+    # Another boulevard is not held.
     assert not check_sentence(
         question, answer.replace("Prechistenka", "Tverskoy"), [comet, supper]
     ).supported
-    assert not check_sentence(question, answer, [comet]).supported
+    # The supper names the family the question asks by its plural; a name the answer
+    # adds is held only as written.
+    assert passage_evidence(supper).names(" rostovs ", asked=True)
+    assert not passage_evidence(supper).names(" rostovs ", asked=False)
