@@ -26,6 +26,9 @@ _TWO_CAPITALS = re.compile(r"(?<![\w.])[A-Z]{2}(?!\w)")
 # "Red and dry skin", a heading).
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？；])")
 _LABEL_END = re.compile(r"[.!?。！？；:,]\W*$")
+# Where an option's entry of a list begins ("`--all-groups`: Install …", "`--extras (-E)`:"):
+# a passage found as sentences run together writes a list's entries on one line.
+_OPTION_ITEM = re.compile(r"(?=`--[^`\n]+`\s?:)")
 # A table row's first cell alone on its line ("| Item 1B."), the row's values under it.
 _ROW_LABEL = re.compile(r"\|\s*[^|\s][^|]*$")
 # Last words of names that are not people's: "Norwich City" is not "Leicester City".
@@ -162,9 +165,10 @@ def passage_evidence(passage: str) -> Evidence:
         frozenset(dates_in(passage)),
         numbers - held_numbers(without_days(passage)),
         tuple(
-            (options, frozenset(terms(line)))
+            (options, frozenset(terms(item)))
             for line in passage.splitlines()
-            if (options := options_in(line))
+            for item in _OPTION_ITEM.split(line)
+            if (options := options_in(item))
         ),
     )
 

