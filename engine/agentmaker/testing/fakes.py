@@ -116,6 +116,8 @@ class ScriptedLLM(LLMClient):
         self.grammars: list[str | None] = []
         self.delay = delay
         self.closed_streams = 0
+        #: Pieces streamed, over all calls.
+        self.pieces_sent = 0
 
     async def stream(
         self,
@@ -136,6 +138,7 @@ class ScriptedLLM(LLMClient):
             for piece in re.findall(r"\S+\s*|\s+", reply):
                 if self.delay:
                     await asyncio.sleep(self.delay)
+                self.pieces_sent += 1
                 yield piece
         finally:
             self.closed_streams += 1

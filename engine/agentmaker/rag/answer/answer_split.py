@@ -15,6 +15,12 @@ __all__ = ["SentenceSplitter", "split_answer"]
 _END = re.compile(r"(?:[.!?]+[\"'”’)]*(?=\s|$|\[)|[。！？]+[”’」』）]*)((?:\s*\[[\d,\s]+\])*)")
 
 
+# A small model caught in a loop writes the same words again and again, to its token
+# limit ("[pypdf is now comparable …] [pypdf is now comparable …] …", REPORT §10, session
+# 33): three words or more, three times running, are a loop.
+_LOOP = re.compile(r"(?<!\S)((?:\S+\s+){3,60}?)\1{2,}")
+_WORD = re.compile(r"[^\W\d_]{3}")
+
 # A sentence ending in a full stop (its markers aside), and a word with what follows it.
 _FULL_STOP = re.compile(r"\.[\"'”’)]*(?:\s*\[[\d,\s]+\])*\s*$")
 _NEXT_WORD = re.compile(r"\S\s")
@@ -53,10 +59,20 @@ class SentenceSplitter:
 
     def __init__(self) -> None:
         self._held = ""
+        #: The answer ran into a loop: what follows its first round is dropped, and
+        #: the model may be stopped.
+        self.looping = False
 
     def feed(self, piece: str) -> list[str]:
         """The sentences ``piece`` completes."""
+        if self.looping:
+            return []
         self._held += piece
+        loop = _LOOP.search(self._held)
+        if loop and _WORD.search(loop.group(1)):
+            self._held = self._held[: loop.start()] + loop.group(1).rstrip()
+            self.looping = True
+            return []
         parts = split_answer(self._held)
         if len(parts) <= 1:
             return []

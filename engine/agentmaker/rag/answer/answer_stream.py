@@ -512,6 +512,8 @@ class AnswerStream(TextStream):
                 text = checked.feed(cited.feed(piece))
                 if text:
                     yield text
+                if checked.looping:
+                    break
             text = checked.feed(cited.flush()) + checked.flush()
             if text:
                 yield text

@@ -261,6 +261,11 @@ class CheckedAnswer:
         return [check.body for check in self._held]
 
     @property
+    def looping(self) -> bool:
+        """The model writes the same words again and again: it may be stopped."""
+        return self._splitter.looping
+
+    @property
     def only_pointed(self) -> bool:
         """Nothing shown, withheld (but for the wrong language) or declined: the model
         only pointed at passages."""

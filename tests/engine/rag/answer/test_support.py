@@ -207,6 +207,23 @@ def test_sentences_are_cut_with_their_markers_and_stream_whole() -> None:
     assert asked.feed("。好") == [" B。"]
 
 
+def test_a_loop_is_cut_after_its_first_round() -> None:
+    # v57: the model wrote a link's text of the passage again and again to its limit.
+    label = "[pypdf is now comparable with Tika, pypdfium2, and PyMuPDF] "
+    splitter = SentenceSplitter()
+    done = [
+        s
+        for piece in ["AES support. [2] ", label * 7, "[pypdf is now"]
+        for s in splitter.feed(piece)
+    ]
+    assert splitter.looping and splitter.feed(label) == []
+    assert [*done, *splitter.flush()] == ["AES support. [2]", " " + label.strip()]
+    # Words said twice, or a table's separators, are no loop.
+    calm = SentenceSplitter()
+    calm.feed("It rained and rained and rained. | - | - | - | - | - | - | - | [1]")
+    assert not calm.looping
+
+
 def test_the_checked_answer_shows_supported_sentences_and_withholds_the_rest() -> None:
     answer = CheckedAnswer("How were the guns hauled?", [FARM, GUNS])
     shown = answer.feed("Ten yoke of oxen hauled each gun [1]. ") + answer.feed(
@@ -249,6 +266,22 @@ def _checking(replies: list[str]) -> ScriptedLLM:
     llm = ScriptedLLM(replies)
     llm.checks_answers = True  # as the built-in model does
     return llm
+
+
+def test_a_model_caught_in_a_loop_is_stopped(library: Library) -> None:
+    loop = (
+        "The guns were of nine-inch calibre [1]. They were " + "nine-inch calibre siege guns " * 200
+    )
+    llm = _checking([loop])
+    library.set_llm(llm)
+    result = asyncio.run(library.rag.ask("What calibre were the large siege guns?"))
+    siege = next(s.n for s in result.sources if "calibre" in s.content)
+    assert result.answer == (
+        f"The guns were of nine-inch calibre [{siege}]. They were nine-inch calibre siege "
+        f"guns [{siege}]"
+    )
+    # Stopped in its third round, not read to the end of its 800 words.
+    assert llm.pieces_sent < 30 and llm.closed_streams == 1
 
 
 def test_ask_re_points_and_drops_citations(library: Library) -> None:
