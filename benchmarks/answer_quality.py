@@ -231,6 +231,10 @@ HELDOUT_SETS = {
     # earlier sets used (its README entry). Written in session 32 by a helper that did not
     # read the answer code, after v56 was committed; its report did not quote the set.
     "heldout57": (DATA / "answer_quality_heldout57.tsv", range(132, 140), range(140, 150)),
+    # New Chinese questions (other facts), same library as v2's, v9's, v12's, v19's, v24's,
+    # v29's, v34's, v39's, v44's, v48's and v53's. Written in session 33 by a helper that did
+    # not read the answer code, after v57 was committed; its report did not quote the set.
+    "heldout58": (DATA / "answer_quality_heldout58.tsv", range(54, 62), range(62, 80)),
 }
 #: RGB-zh positions of the dev questions and their distractors.
 ZH_DEV, ZH_DEV_DISTRACTORS = range(0, 10), range(10, 30)
