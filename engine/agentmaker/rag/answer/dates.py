@@ -15,8 +15,10 @@ __all__ = [
     "dates_in",
     "day_numbers",
     "numeric_dates",
+    "ordinal_numbers",
     "without_dates",
     "without_days",
+    "without_ordinals",
     "writes_date",
 ]
 
@@ -96,6 +98,21 @@ def without_days(text: str) -> str:
     return _MONTH_DAY.sub(
         lambda m: (m.group("month") or m.group("month2")) if _is_day(m) else m.group(0), text
     )
+
+
+# A number written as an ordinal: "4th edition", "21st".
+_ORDINAL = re.compile(r"(?<![\w.])(\d+)(?:st|nd|rd|th)\b", re.IGNORECASE)
+
+
+def ordinal_numbers(text: str) -> set[str]:
+    """The numbers ``text`` writes as ordinals ("4" of "the 4th edition"): a place in a
+    row, no count of anything (like a day of the month)."""
+    return {m.group(1) for m in _ORDINAL.finditer(text)}
+
+
+def without_ordinals(text: str) -> str:
+    """``text`` with the numbers it writes as ordinals blanked."""
+    return _ORDINAL.sub(" ", text)
 
 
 # A date as documents write it: a month's name ("May 18", "Dec. 20, 2018"), a date in

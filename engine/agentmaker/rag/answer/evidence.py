@@ -10,7 +10,7 @@ import functools
 import re
 from dataclasses import dataclass
 
-from agentmaker.rag.answer.dates import Date, dates_in, without_days
+from agentmaker.rag.answer.dates import Date, dates_in, without_days, without_ordinals
 from agentmaker.rag.answer.grounding import held_numbers
 from agentmaker.rag.answer.names import fold, named, options_in
 from agentmaker.rag.answer.sentences import LABEL_WORDS, terms
@@ -68,7 +68,8 @@ class Evidence:
     sentences: tuple[frozenset[str], ...]  # the terms of each sentence, with its label
     measures: dict[str, set[str]]  # the kinds of unit after each number (units.py)
     dates: frozenset[Date]  # dates.py
-    #: Numbers that stand only as a day beside a month's name ("15" of "May 15, 2023").
+    #: Numbers that stand only as a day beside a month's name ("15" of "May 15, 2023")
+    #: or as an ordinal ("4" of "4th edition"): no count of anything.
     days_only: frozenset[str] = frozenset()
     #: Its lines that write command-line options: the options of each ("--readme";
     #: names.py, ``options_in``) and its terms.
@@ -163,7 +164,7 @@ def passage_evidence(passage: str) -> Evidence:
         _sentences(passage),
         measures(passage),
         frozenset(dates_in(passage)),
-        numbers - held_numbers(without_days(passage)),
+        numbers - held_numbers(without_ordinals(without_days(passage))),
         tuple(
             (options, frozenset(terms(item)))
             for line in passage.splitlines()

@@ -52,7 +52,12 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
 from agentmaker.rag.answer.claims import Claim, best_pair
-from agentmaker.rag.answer.dates import day_numbers, numeric_dates, without_dates
+from agentmaker.rag.answer.dates import (
+    day_numbers,
+    numeric_dates,
+    ordinal_numbers,
+    without_dates,
+)
 from agentmaker.rag.answer.evidence import Evidence, passage_evidence
 from agentmaker.rag.answer.focus import asked_records, asked_rows
 from agentmaker.rag.answer.grounding import as_quantities, stated_numbers
@@ -330,7 +335,7 @@ def check_sentence(
         frozenset(quoted),
         frozenset(numbers & question_numbers),
         frozenset(t for t in words & asking - pointing if len(t) > 1),
-        frozenset(day_numbers(claimed)),
+        frozenset(day_numbers(claimed) | ordinal_numbers(claimed)),
         options,
     )
     ranked = sorted(

@@ -1147,3 +1147,21 @@ def test_a_day_of_the_month_is_no_count() -> None:
     when = "The language was modified on May 15, 2023. [1]"
     assert check_sentence("When was the language modified?", when, [handbook]).supporting == (1,)
     assert check_sentence("When?", "It was modified on the 15th of May. [1]", [handbook]).supported
+
+
+def test_an_ordinal_is_no_count() -> None:
+    # v58 (unanswerable): "The barley dataset contains 4 varieties of barley. [1]" was held
+    # by the dataset's reference to Fisher's "The Design of Experiments. 4th edition.".
+    barley = (
+        "[barley] description: This dataset contains crop yields over different regions "
+        "and different years in the 1930s. references: Fisher, R.A. (1947) The Design of "
+        "Experiments. 4th edition. Edinburgh: Oliver and Boyd."
+    )
+    asked = "How many varieties of barley does the barley dataset contain?"
+    four = "The barley dataset contains 4 varieties of barley. [1]"
+    assert check_sentence(asked, four, [barley]).supporting == ()
+    # A count is held where the passage counts; the ordinal where it is one.
+    counted = barley.replace("different regions", "4 varieties of barley in different regions")
+    assert check_sentence(asked, four, [counted]).supporting == (1,)
+    edition = "Which edition of The Design of Experiments does the barley dataset cite?"
+    assert check_sentence(edition, "It cites the 4th edition. [1]", [barley]).supporting == (1,)

@@ -548,6 +548,21 @@ def test_an_option_is_held_by_its_own_line_not_the_one_above() -> None:
     )
     assert not check_sentence(asked, answer.format("--sync"), [install]).supported
     assert check_sentence(asked, answer.format("--all-groups"), [install]).supporting == (1,)
+    # An option's line that says nothing of what the claim says beyond the option's
+    # name holds no claim of it, though no other line says more (v58, unanswerable).
+    publish = (
+        "* `--repository (-r)`: The repository to register the package to (default: `pypi`).\n"
+        "* `--username (-u)`: The username to access the repository.\n"
+        "* `--build`: Build the package before publishing."
+    )
+    trusted = "Which option of poetry publish enables PyPI trusted publishing?"
+    claim = (
+        "The `--repository` option of the `poetry publish` command enables PyPI trusted publishing."
+    )
+    assert not check_sentence(trusted, claim, [publish]).supported
+    building = "Which option of poetry publish builds the package before publishing it?"
+    built = "The `--build` option of poetry publish builds the package before publishing it."
+    assert check_sentence(building, built, [publish]).supporting == (1,)
 
 
 def test_a_new_name_run_into_a_name_of_the_question_and_a_familys_plural() -> None:
