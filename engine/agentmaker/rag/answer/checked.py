@@ -91,6 +91,11 @@ def _english_prose(sentence: str) -> bool:
     return not CJK_CHAR.search(sentence) and len(_LOWER_WORD.findall(sentence)) >= 2
 
 
+# A book's index copied out: four entries or more, each a term and its page ("Limes, 8
+# lokal, 3 Lot, 86 …", v58): it says where words stand, not what was asked.
+_INDEX_ENTRIES = re.compile(r"(?:[^\W\d_][\w-]*,\s\d{1,4}\s+){4}")
+
+
 # A bare number as the whole answer ("67000 [1]"), and what may follow a number in
 # Chinese as its unit ("67000人", "第22次", "125万美元", "539.1万吨").
 _BARE_NUMBER = re.compile(r"[0-9]+(?:[.,][0-9]+)*")
@@ -330,10 +335,12 @@ class CheckedAnswer:
             # it tells around an answer no passage gives ("Roberts signed for Norwich in
             # 2004 [no passage]. The move to Gillingham did not prove a good one. [3]").
             # So is a number of the named row's other field: "5.6" (its temp_max) for the
-            # minimum temperature of 2015/01/01 (REPORT §10, session 23).
+            # minimum temperature of 2015/01/01 (REPORT §10, session 23); and a book's
+            # index copied out.
             if (
                 not check.supported
                 or gives_another_field(check.body, self._fields)
+                or _INDEX_ENTRIES.search(check.body)
                 or (self.withheld and not self.shown and not self._held)
                 or self._goes_on_elsewhere(check)
                 or (self.version and strays_from(check.body, self.version, self.question))

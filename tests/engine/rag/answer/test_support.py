@@ -224,6 +224,23 @@ def test_a_loop_is_cut_after_its_first_round() -> None:
     assert not calm.looping
 
 
+def test_a_books_index_copied_out_is_withheld() -> None:
+    # v58: asked what kind of Lie groups finite groups are, the model copied the index.
+    index = (
+        "Index\nLie-Gruppe, 33\nliegt zwischen, 65\nLiftung, 54\nLimes, 8\nlokal, 3\nLot, 86\n"
+        "Beispiel 25. Alle endlichen Gruppen sind 0-dimensionale Lie-Gruppen."
+    )
+    question = (
+        "In the lecture notes, what kind of Lie groups does Beispiel 25 say all finite groups are?"
+    )
+    copied = "Lie-Gruppe, 33 liegt zwischen, 65 Liftung, 54 Limes, 8 lokal, 3 Lot, 86 [1]"
+    answer = CheckedAnswer(question, [index])
+    assert answer.feed(copied) + answer.flush() == ""
+    assert answer.withheld == [copied.removesuffix(" [1]")]
+    # The passage supports it word for word: it is withheld for what it is.
+    assert check_sentence(question, copied, [index]).supported
+
+
 def test_the_checked_answer_shows_supported_sentences_and_withholds_the_rest() -> None:
     answer = CheckedAnswer("How were the guns hauled?", [FARM, GUNS])
     shown = answer.feed("Ten yoke of oxen hauled each gun [1]. ") + answer.feed(
