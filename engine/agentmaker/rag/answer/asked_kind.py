@@ -24,6 +24,8 @@ _ASKS_FOR_NUMBER = re.compile(
     r"\b(how (many|much|long|old|far|often|tall|high|hot|cold|warm|deep|heavy|fast)"
     r"|what (year|percentage|"
     r"number|amount|share|proportion|fee|price|cost)|(what|which)( \w+)? (version|release)|"
+    # A range of versions, pages, ages … ("what supported Python range"): not a mountain's.
+    r"(what|which)( \w+)? (python|version|page|age|price|temperature) range|"
     r"(tele)?phone number|(postal|zip|post) ?code|"
     r"in what year)\b|多少|几|哪一?年",
     re.IGNORECASE,

