@@ -91,9 +91,9 @@ class Claim:
     def _names_held(self, evidence: Evidence) -> bool:
         """Whether ``evidence`` states the claim's names: all of them, or its own new
         ones and as many of the question's as it lacks, those being held by other
-        passages found (:attr:`setting`). A name of the question counts as held only
-        apart from the claim's own: "Baz Qux" (of the question's "Foo, Bar and Baz") is
-        no author of the outline PDF."""
+        passages found (:attr:`setting`) or by none (a scene, see below). A name of the
+        question counts as held only apart from the claim's own: "Baz Qux" (of the
+        question's "Foo, Bar and Baz") is no author of the outline PDF."""
         missing = [n for n in self.names if not evidence.names(n, asked=n in self.asked)]
         if not missing:
             return True
