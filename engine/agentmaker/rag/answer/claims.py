@@ -75,15 +75,16 @@ class Claim:
         newer release" is not said by "`--latest (-l)`: Show the latest version." below
         "`--outdated (-o)`: Show the latest version but only for packages that are
         outdated." (REPORT §10, session 32)."""
-        best = max((len(self.words & line) for _, line in evidence.option_lines), default=0)
+        counts = [len(self.words & line) for _, line in evidence.option_lines]
+        best = max(counts, default=0)
         # And it says some of what the claim says beyond the option's name: "`--repository
         # (-r)`: The repository to register the package to (default: `pypi`)." does not say
         # that it "enables PyPI trusted publishing" (REPORT §10, session 33).
         said = self.words - set(terms(" ".join(self.options).replace("-", " ")))
         fit = {
             option
-            for options, line in evidence.option_lines
-            if len(self.words & line) == best and len(said & line) >= OPTION_SAID * len(said)
+            for (options, line), count in zip(evidence.option_lines, counts, strict=True)
+            if count == best and len(said & line) >= OPTION_SAID * len(said)
             for option in options
         }
         return self.options <= fit

@@ -363,29 +363,25 @@ def _parted(names: list[str], question: str, evidence: Sequence[Evidence]) -> li
     parted: list[str] = []
     for name in names:
         words = name.split()
-        cut = next(
-            (
-                i
-                for i in range(len(words) - 1, 0, -1)
-                if f" {' '.join(words[:i])} " in asked and f" {words[i]} " not in question
-            ),
-            None,
-        )
-        if cut is None:
-            cut = next(
-                (
-                    i
-                    for i in range(1, len(words))
-                    if f" {' '.join(words[i:])} " in asked
-                    and f" {' '.join(words[:i])} " not in question
-                ),
-                None,
-            )
+        cut = _cut(words, asked, question)
         if name in question or cut is None or any(named(name, e.folded) for e in evidence):
             parted.append(name)
         else:
             parted += [f" {' '.join(words[:cut])} ", f" {' '.join(words[cut:])} "]
     return parted
+
+
+def _cut(words: list[str], asked: set[str], question: str) -> int | None:
+    """Where the name of ``words`` runs from a name the question asks into a word the
+    (folded) ``question`` lacks ("karataev azor"), or else from words it lacks into a
+    name it asks ("prechistenka boulevard pierre"); None if it does neither."""
+    for i in range(len(words) - 1, 0, -1):
+        if f" {' '.join(words[:i])} " in asked and f" {words[i]} " not in question:
+            return i
+    for i in range(1, len(words)):
+        if f" {' '.join(words[i:])} " in asked and f" {' '.join(words[:i])} " not in question:
+            return i
+    return None
 
 
 #: The most words a quoted term of an answer has ("mõistus", "järki ja omatunto").
