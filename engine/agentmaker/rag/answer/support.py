@@ -132,6 +132,10 @@ _ASKS_FOR_WORDING = re.compile(
 _LABEL = re.compile(r"\s*\[[^\[\]\s]+(?:\s+[^\[\]\s]+)?\]")
 # Text in double quotes (the question, when the model quotes it whole).
 _QUOTED = re.compile(r"[\"“]([^\"“”]+)[\"”]")
+# A question about a text's version in some language ("the Asturian version").
+_ASKS_OF_VERSION = re.compile(r"\b(?:version|translation)\b", re.IGNORECASE)
+# A quoted term and the gloss in parentheses right after it.
+_GLOSS = re.compile(r"([\"“]([^\"“”]+)[\"”])\s*\([^()]*\)")
 # Chinese characters that ask or join rather than name what a question is about.
 _CJK_FUNCTION = frozenset("的是谁了吗呢吧啊在有和与及被把哪什么多少几个又也都该这那其之")
 _CJK_PAIR = re.compile(f"{CJK_CHAR.pattern}{{2}}")
@@ -227,10 +231,15 @@ def check_sentence(
     sentence = _unwrapped(sentence)
     body, cited = _body(sentence)
     claimed = _PASSAGE_NUMBER.sub(" ", _without_question(body, question))
-    words = set(terms(claimed)) - _META
+    quoted = _quoted_words(claimed, question)
+    # A quoted word's gloss ("hermaniblemente" (in a spirit of brotherhood)), asked of a
+    # text in another language, is the answer's translation of a word the passage holds
+    # in that language: not words the passage must hold (REPORT §10, session 34). The
+    # quoted word must stand as written.
+    foreign = bool(language_names(question) or _ASKS_OF_VERSION.search(question))
+    words = set(terms(_without_glosses(claimed, quoted) if foreign else claimed)) - _META
     # A date in numbers is checked whole (dates.py), not as three numbers.
     numbers = set(stated_numbers(as_quantities(without_dates(claimed)), words=True))
-    quoted = _quoted_words(claimed, question)
     # A single letter of the question is too short to check as a name: "the C compiler",
     # echoed, is no name a passage writing `"CC": "gcc"` must state (its words still
     # count). One the question lacks still is ("C站" for the passage's "B站").
@@ -399,6 +408,15 @@ def _quoted_words(claimed: str, question: str) -> list[str]:
         if term.strip() and len(term.split()) <= _TERM_WORDS and term not in asked:
             found.append(term)
     return found
+
+
+def _without_glosses(claimed: str, quoted: Sequence[str]) -> str:
+    """``claimed`` without the parenthesised glosses that follow the ``quoted`` terms."""
+
+    def drop(glossed: re.Match[str]) -> str:
+        return glossed.group(1) if fold(glossed.group(2)) in quoted else glossed.group(0)
+
+    return _GLOSS.sub(drop, claimed)
 
 
 def _tools(question: str, evidence: Sequence[Evidence]) -> set[str]:

@@ -866,6 +866,39 @@ def test_a_claim_of_common_words_stands_beside_the_question_in_its_passage() -> 
     assert not check_sentence(question, dutch.replace("broeder", "zuster"), [below]).supported
 
 
+def test_a_quoted_words_gloss_need_not_stand_in_the_text_of_another_language() -> None:
+    # corpus/good/UDHR_first_article_all.txt (held-out v60): the Asturian line holds the
+    # adverb, not the English the answer glosses it with.
+    udhr = (
+        "Asturian\nTolos seres humanos nacen llibres y iguales en dignidá y drechos y, pola "
+        "mor de la razón y la conciencia de so, han comportase hermaniblemente los unos "
+        "colos otros."
+    )
+    question = (
+        "In the file with the first article of the UDHR in all languages, which adverb does "
+        "the Asturian version use for how people should behave towards one another?"
+    )
+    glossed = (
+        'The Asturian version uses the adverb "hermaniblemente" (in a spirit of brotherhood) '
+        "for how people should behave towards one another. [1]"
+    )
+    assert check_sentence(question, glossed, [udhr]).supporting == (1,)
+    # The quoted word itself still stands as written: another line's is no support.
+    galician = glossed.replace("hermaniblemente", "fraternalmente")
+    assert not check_sentence(question, galician, [udhr]).supported
+    # Unquoted, the gloss is the claim's own words, which the line does not hold.
+    bare = glossed.replace('"', "")
+    assert not check_sentence(question, bare, [udhr]).supported
+    # Nor is a parenthesis after a quoted setting a gloss where no other language is
+    # asked: it says what the setting does, and the passage must say it.
+    setting = "Set cache-dir to move the cache."
+    asked = "Which setting moves the cache?"
+    claim = 'The setting "cache-dir" (which also deletes the lock file) moves the cache. [1]'
+    assert not check_sentence(asked, claim, [setting]).supported
+    plain = 'The setting "cache-dir" moves the cache. [1]'
+    assert check_sentence(asked, plain, [setting]).supported
+
+
 def test_a_claim_whose_added_words_none_stand_in_the_passage_is_unsupported() -> None:
     # corpus/good/seattle-weather.csv: the day's row holds most of the answer's words (the
     # question's), nothing of what it adds.
