@@ -243,6 +243,10 @@ HELDOUT_SETS = {
     # v30's, v35's, v40's, v45's, v50's and v55's. Written in session 33 by a helper that did
     # not read the answer code, after v59 was run; its report did not quote the set.
     "heldout60": (DATA / "answer_quality_heldout60.tsv", range(30, 36), range(36, 54)),
+    # New Chinese questions (other facts), same library as v4's, v7's, v11's, v16's, v21's,
+    # v26's, v31's, v36's, v41's, v46's, v51's and v56's. Written in session 34 by a helper
+    # that did not read the answer code; its report did not quote the set.
+    "heldout61": (DATA / "answer_quality_heldout61.tsv", range(106, 114), range(114, 132)),
 }
 #: RGB-zh positions of the dev questions and their distractors.
 ZH_DEV, ZH_DEV_DISTRACTORS = range(0, 10), range(10, 30)
