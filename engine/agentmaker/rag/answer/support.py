@@ -175,6 +175,13 @@ class SentenceCheck:
         # Of the cited passages that support it, those nearly as good as the best: a
         # passage that shares only half its words is no source beside one that says it.
         best = max((held[n] for n in kept), default=0.0)
+        # Nor is one that holds a quarter less than a passage found that holds all of it:
+        # "… skips installing any local directory path dependencies" is the FAQ's
+        # sentence, not the command reference's "Skip all directory path dependencies"
+        # (REPORT §10, session 34).
+        if kept and self.scores[0] >= 1.0 and best <= 1.0 - CITE_MARGIN:
+            kept = [n for n in self.supporting if held[n] >= 1.0]
+            best = 1.0
         return tuple(n for n in kept if held[n] >= best - CITE_MARGIN) or self.supporting[:1]
 
     def shown(self) -> str:
