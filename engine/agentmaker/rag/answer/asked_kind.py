@@ -23,7 +23,7 @@ __all__ = ["asks_for_name", "asks_for_number", "states_number"]
 _ASKS_FOR_NUMBER = re.compile(
     r"\b(how (many|much|long|old|far|often|tall|high|hot|cold|warm|deep|heavy|fast)"
     r"|what (year|percentage|"
-    r"number|amount|share|proportion|fee|price|cost)|(what|which)( \w+)? (version|release)|"
+    r"number|amount|share|proportion|fee|price|cost)|(what|which)( \w+)? (versions?|releases?)|"
     # A range of versions, pages, ages … ("what supported Python range"): not a mountain's.
     r"(what|which)( \w+)? (python|version|page|age|price|temperature) range|"
     r"(tele)?phone number|(postal|zip|post) ?code|"
@@ -58,6 +58,9 @@ _TIME = re.compile(
 # "90 degrees".
 _ASKS_FOR_HEAT = re.compile(r"\bhow (hot|cold|warm)\b|\bwhat temperature\b", re.I)
 _HEAT = re.compile(r"\d\s*(?:°|º|degrees?\b)|\b\d+\s*[FC]\b|摄氏|华氏|\d\s*度", re.I)
+# Questions for a version ("Which Python versions did pyPdf 1.13 support?"): a year is
+# none ("The last release … was pyPdf 1.13 in 2010"; REPORT §10, session 34).
+_ASKS_FOR_VERSION = re.compile(r"\b(what|which)( \w+)? versions?\b", re.I)
 _ASKS_FOR_YEAR = re.compile(r"\b(in )?(what|which) year\b|哪一?年", re.I)
 # Questions for a date (dates.writes_date: a weekday is none, "on Sunday, which is general
 # inspection day" dates no siege).
@@ -164,6 +167,10 @@ def states_number(sentence: str, question: str) -> bool:
     if _ASKS_FOR_DATE.search(question):
         # A date, not any number nor a weekday.
         return writes_date(sentence)
+    if _ASKS_FOR_VERSION.search(question):
+        asked = stated_numbers(question)
+        new = [n for n in stated_numbers(sentence) if n not in asked]
+        return any(not _YEAR.fullmatch(n) for n in new) or bool(_QUANTITY.search(sentence))
     if _ASKS_FOR_YEAR.search(question):
         # A year, not any number: a row's latitude does not say when the airport opened.
         return bool(_YEAR.search(sentence))

@@ -692,6 +692,20 @@ def test_a_question_for_a_version_range_wants_numbers() -> None:
     ranged = "The supported Python range given for the current project is >=3.7.0,<4.0.0. [1]"
     right = CheckedAnswer(question, [docs])
     assert right.feed(ranged) + right.flush() == ranged
+    # A question for versions wants a version, not a year (held-out v60, the history
+    # page): the model told when pyPdf 1.13 was released.
+    history = (
+        "The last release of PyPI was [pyPdf 1.13](https://pypi.org/project/pyPdf/#history) "
+        "in 2010."
+    )
+    versions = "Which Python versions did pyPdf 1.13 support, according to the pypdf history page?"
+    year = CheckedAnswer(versions, [history])
+    year.feed("The last release of PyPI was [pyPdf 1.13] in 2010. [1]")
+    year.flush()
+    assert not year.shown and year.withheld
+    supported = "pyPdf 1.13 supported Python 2.4. [1]"
+    said = CheckedAnswer(versions, [history.replace("in 2010.", "in 2010 for Python 2.4.")])
+    assert said.feed(supported) + said.flush() == supported
     # A mountain range is named, not numbered.
     alps = CheckedAnswer(
         "Which mountain range lies north of Milan?", ["The Alps lie north of Milan."]
