@@ -8,7 +8,7 @@ from collections.abc import Iterable, Sequence
 
 from agentmaker.rag.answer.asked_kind import asks_for_name, asks_for_number, states_number
 from agentmaker.rag.answer.citations import without_markers
-from agentmaker.rag.answer.grounding import held_numbers, numbers_in
+from agentmaker.rag.answer.grounding import held_numbers, numbers_in, plain
 from agentmaker.rag.answer.names import (
     document_names,
     fold,
@@ -23,6 +23,9 @@ __all__ = ["quote_answers"]
 # A number the question names on its own ("version 1.26.0", "on 2012/12/25", "Item 4"), not
 # one inside a name ("PyPDF2", "10-K").
 _NAMED_NUMBER = re.compile(r"(?<![\w.,-])\d+(?:[.,]\d+)*(?![\w-]|[.,]\d)")
+# A negative number the question names ("a minimum temperature of -6.6"): held only as
+# one, not by a row's "wind: 6.6" (REPORT §10, session 34).
+_NEGATIVE = re.compile(r"(?<![\w.,-])[-−](\d+(?:\.\d+)?)(?![\w-]|[.,]\d)")
 # A sheet's row number is where a record stands, not what it says: "[row 1896] iata: IWH"
 # does not name the year 1896.
 _ROW_NUMBER = re.compile(r"\[row \d+\]")
@@ -55,6 +58,9 @@ def quote_answers(
     named = numbers_in(" ".join(_NAMED_NUMBER.findall(question)))
     named -= _naming_the_document(question, located)
     if not named <= held_numbers(_ROW_NUMBER.sub(" ", said)):
+        return False
+    negative = {plain(n) for n in _NEGATIVE.findall(question)}
+    if not negative <= {plain(n) for n in _NEGATIVE.findall(said)}:
         return False
     if not asks_for_name(question):
         return True

@@ -239,6 +239,11 @@ def test_a_quote_holds_the_numbers_the_question_names() -> None:
     row = "[row 1896] iata: IWH; name: Wabash Municipal; city: Wabash; state: IN [4]"
     assert not quote_answers(olympics, row)
     assert quote_answers(olympics, "The first modern Olympic Games were held in 1896 in Athens.")
+    # A negative number is held as one (held-out v61): "wind: 6.6" is no minimum of -6.6.
+    coldest = "Which date in the Seattle weather data has a minimum temperature of -6.6?"
+    windy = "[row 1062] date: 2014/11/27; temp_max: 14.4; temp_min: 11.7; wind: 6.6 [3]"
+    assert not quote_answers(coldest, windy)
+    assert quote_answers(coldest, windy.replace("11.7", "-6.6").replace("2014/11/27", "2013/12/08"))
     # A question for a time of day wants a time, not any number: the day's row is no
     # answer to when it was hottest.
     hottest = "At what time of day did Seattle reach its maximum temperature on 2015/07/04?"
