@@ -251,6 +251,10 @@ HELDOUT_SETS = {
     # v29's, v34's, v39's, v44's, v48's, v53's and v58's. Written in session 34 by a helper
     # that did not read the answer code, while v61 ran; its report did not quote the set.
     "heldout62": (DATA / "answer_quality_heldout62.tsv", range(54, 62), range(62, 80)),
+    # New Chinese questions (other facts), same library as v3's, v8's, v14's, v18's, v23's,
+    # v28's, v33's, v38's, v43's, v49's, v54's and v59's. Written in session 34 by a helper
+    # that did not read the answer code, while v62 ran; its report did not quote the set.
+    "heldout63": (DATA / "answer_quality_heldout63.tsv", range(80, 88), range(88, 106)),
 }
 #: RGB-zh positions of the dev questions and their distractors.
 ZH_DEV, ZH_DEV_DISTRACTORS = range(0, 10), range(10, 30)
