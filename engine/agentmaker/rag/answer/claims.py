@@ -67,6 +67,9 @@ class Claim:
     #: to "Which option … sets the extension of the README file …"): each held only by a
     #: passage that writes it so (see :meth:`_options_fit`).
     options: frozenset[str] = frozenset()
+    #: Of two alternatives the question offers ("gasoline or diesel"), the one the claim
+    #: picks (its terms): held only by a passage that writes it (REPORT §10, session 34).
+    picked: frozenset[str] = frozenset()
 
     def _options_fit(self, evidence: Evidence) -> bool:
         """Whether ``evidence`` writes each of the claim's options on a line that holds
@@ -130,6 +133,10 @@ class Claim:
         if unit_conflict(self.units[0], self.units[1], evidence.measures):
             return 0.0
         if not self.dates <= evidence.dates or not self._options_fit(evidence):
+            return 0.0
+        if not self.picked <= evidence.terms:
+            # "The plymouth satellite uses gasoline" is not said by its record, which
+            # writes no fuel.
             return 0.0
         if not self._names_held(evidence):
             return 0.0

@@ -134,6 +134,8 @@ _LABEL = re.compile(r"\s*\[[^\[\]\s]+(?:\s+[^\[\]\s]+)?\]")
 _QUOTED = re.compile(r"[\"“]([^\"“”]+)[\"”]")
 # A question about a text's version in some language ("the Asturian version").
 _ASKS_OF_VERSION = re.compile(r"\b(?:version|translation)\b", re.IGNORECASE)
+# Two alternatives a question offers, each one word ("…, gasoline or diesel, …?").
+_ALTERNATIVES = re.compile(r"\b([^\W\d_]+),? or ([^\W\d_]+)\s*[,?]")
 # A quoted term and the gloss in parentheses right after it.
 _GLOSS = re.compile(r"([\"“]([^\"“”]+)[\"”])\s*\([^()]*\)")
 # Chinese characters that ask or join rather than name what a question is about.
@@ -310,9 +312,16 @@ def check_sentence(
     # or a sentence true of an unrelated passage answers anything ("The standing trustee
     # is the presiding officer at the meeting of creditors. [5]" to "Who designed the
     # Eiffel Tower?").
+    # So must one that repeats only the name of the document the question names: the
+    # front matter of the Understanding Breast Cancer booklet ("First published May
+    # 2006.") says nothing of what the booklet calls knowing what is normal for your
+    # breasts (REPORT §10, session 34).
     about = None
+    title_words = set(terms(" ".join(titles)))
     if not words & asking:
         about = _about(set(terms(without_source(question))) - _META or asking)
+    elif not words & asking - title_words:
+        about = _about(set(terms(without_source(question))) - _META - title_words or asking)
     # A claim that adds only common words ("The fastest land animal is the horse.") is
     # held by a sentence of a passage that says them beside a word of the question: a
     # passage with "horse", "land" and "animal" in three sentences of a battle does not
@@ -353,6 +362,7 @@ def check_sentence(
         frozenset(t for t in words & asking - pointing if len(t) > 1),
         frozenset(day_numbers(claimed) | ordinal_numbers(claimed)),
         options,
+        _picked(question, words),
     )
     ranked = sorted(
         ((score, n) for n, e in enumerate(evidence, start=1) if (score := claim.held_by(e))),
@@ -415,6 +425,16 @@ def _quoted_words(claimed: str, question: str) -> list[str]:
         if term.strip() and len(term.split()) <= _TERM_WORDS and term not in asked:
             found.append(term)
     return found
+
+
+def _picked(question: str, words: AbstractSet[str]) -> frozenset[str]:
+    """Of two alternatives ``question`` offers ("…, gasoline or diesel, …?"), the terms
+    of the one the claim's ``words`` hold when they hold only one."""
+    for first, second in _ALTERNATIVES.findall(question):
+        one, other = frozenset(terms(first)), frozenset(terms(second))
+        if one and other and bool(one & words) != bool(other & words):
+            return one if one & words else other
+    return frozenset()
 
 
 def _without_glosses(claimed: str, quoted: Sequence[str]) -> str:

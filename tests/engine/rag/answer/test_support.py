@@ -173,6 +173,49 @@ def test_a_citation_to_a_passage_that_holds_part_of_it_goes_to_one_that_holds_al
     assert check_sentence(question, f"{answer} [1]", [nearly, faq]).citations == (1,)
 
 
+def test_a_claim_that_repeats_only_the_documents_name_must_be_about_the_question() -> None:
+    # corpus/good/failure-after-repair.pdf (held-out v62): the model copied the booklet's
+    # front matter, which shares only its title with the question.
+    front = (
+        "Understanding Breast Cancer A guide for people with cancer, their families and "
+        "friends First published May 2006. This edition July 2016."
+    )
+    aware = (
+        "It is important to be ‘breast aware’, which means you regularly look at your "
+        "breasts and feel them to know what is normal for you."
+    )
+    question = (
+        "What does the Understanding Breast Cancer booklet call regularly looking at your "
+        "breasts and feeling them so that you know what is normal for you?"
+    )
+    copied = (
+        "Understanding Breast Cancer A guide for people with cancer, their families and "
+        "friends First published May 2006. [1]"
+    )
+    assert not check_sentence(question, copied, [front, aware]).supported
+    said = "The booklet calls it being breast aware. [2]"
+    assert check_sentence(question, said, [front, aware]).supporting == (2,)
+    # A passage about what is asked still holds a sentence of its own with the title.
+    about = "Understanding Breast Cancer says to look at your breasts and feel them regularly."
+    assert check_sentence(question, f"{about} [1]", [about]).supported
+
+
+def test_of_two_alternatives_the_question_offers_the_one_picked_must_be_written() -> None:
+    # corpus/good/cars.json (held-out v62): the record gives no fuel.
+    record = "[72] Name: plymouth satellite; Miles_per_Gallon: 14; Cylinders: 8; Horsepower: 150"
+    question = (
+        "What type of fuel does the plymouth satellite use, gasoline or diesel, according "
+        "to the cars data?"
+    )
+    guess = (
+        'The plymouth satellite uses gasoline, as indicated by the "Miles_per_Gallon" value '
+        "of 14 in the cars data [1]."
+    )
+    assert not check_sentence(question, guess, [record]).supported
+    fuelled = record + "; Fuel: gasoline"
+    assert check_sentence(question, guess, [fuelled]).supporting == (1,)
+
+
 def test_a_name_or_number_no_passage_holds_is_unsupported() -> None:
     question = "Who won the 1998 FIFA World Cup final?"
     # Every word but the tournament's name is in the biography: the name decides.
