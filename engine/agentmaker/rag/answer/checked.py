@@ -124,6 +124,28 @@ def _with_unit(question: str, check: SentenceCheck, passages: Sequence[str]) -> 
     return dataclasses.replace(check, text=text, body=check.body.replace(body, body + unit, 1))
 
 
+# A version range written as an interval ("[2.2, 3.0)"), and as a constraint (">=2.2,<3.0").
+_INTERVAL = re.compile(r"\[\s*(\d+(?:\.\d+)*)\s*,\s*(\d+(?:\.\d+)*)\s*\)")
+_CONSTRAINT = r">=\s*{}\s*,\s*<\s*{}(?![\d.])"
+
+
+def _as_written(check: SentenceCheck, passages: Sequence[str]) -> SentenceCheck:
+    """``check`` with a version range it writes as an interval ("[2.2, 3.0)") written as
+    its passage writes it (">=2.2,<3.0"): the reader looks for that in the document
+    (REPORT §10, session 34)."""
+    cited = [passages[n - 1] for n in check.citations if 1 <= n <= len(passages)]
+    text, body = check.text, check.body
+    for match in _INTERVAL.finditer(check.body):
+        low, high = (re.escape(v) for v in match.groups())
+        found = next(
+            filter(None, (re.search(_CONSTRAINT.format(low, high), p) for p in cited)), None
+        )
+        if found:
+            text = text.replace(match.group(0), found.group(0), 1)
+            body = body.replace(match.group(0), found.group(0), 1)
+    return dataclasses.replace(check, text=text, body=body) if body != check.body else check
+
+
 #: The answer when the passages found do not answer the question.
 NOT_FOUND_ANSWER = (
     "Your documents do not seem to answer this: none of the passages found says it. "
@@ -354,7 +376,7 @@ class CheckedAnswer:
             if not self.shown and not self._answers_kind(check.body):
                 self._held.append(check)
                 continue
-            check = _with_unit(self.question, check, self.passages)
+            check = _as_written(_with_unit(self.question, check, self.passages), self.passages)
             for ready in [*self._held, check]:
                 out.append((" " if self.shown else "") + ready.shown())
                 self.shown += 1

@@ -135,6 +135,23 @@ def test_what_follows_a_withheld_first_claim_is_withheld_too() -> None:
     assert text == "He signed a two-year contract with Gillingham. [1]"
 
 
+def test_a_version_range_written_as_an_interval_is_shown_as_its_passage_writes_it() -> None:
+    # corpus/good/dependency-specification.md (held-out v60 and v62): the model wrote
+    # the passage's ">=20.1,<21.0" as "[20.1, 21.0)".
+    extras = '```toml\n[project]\ndependencies = [\n    "gunicorn[gevent] (>=20.1,<21.0)"\n]\n```'
+    question = (
+        "In the dependency extras example of Poetry's dependency specification, which "
+        "version range does gunicorn get in the project section?"
+    )
+    checked = CheckedAnswer(question, [extras])
+    shown = checked.feed("The version range for gunicorn is [20.1, 21.0). [1]") + checked.flush()
+    assert shown == "The version range for gunicorn is >=20.1,<21.0. [1]"
+    # Another range than the passage's is left as the model wrote it.
+    other = CheckedAnswer(question, [extras.replace("<21.0", "<=21.0")])
+    shown = other.feed("Gunicorn gets [20.1, 21.0). [1]") + other.flush()
+    assert shown == "Gunicorn gets [20.1, 21.0). [1]"
+
+
 def test_quotes_leave_out_footnote_numbers_and_reference_entries() -> None:
     crash = "航班坠毁于广西梧州市藤县埌南镇莫埌村大唐口组山间[29]，主撞击点在山顶。"
     references = (
