@@ -21,9 +21,11 @@ from agentmaker.rag.answer.names import fold
 __all__ = ["Version", "asked_version", "strays_from"]
 
 # A question for the words a text uses: "which word does … use for", "what words", "what
-# term", "how does … translate".
+# term", "how does … translate", "give the … word".
 _ASKS_WORDING = re.compile(
     r"\b(?:which|what) (?:words?|terms?|phrases?|expressions?)\b"
+    # "… and with what? Give the Aromanian word." (REPORT §10, session 34).
+    r"|\b(?:give|name|quote) the (?:\w+ )?(?:words?|terms?)\b"
     r"|\bhow (?:does|do|is|are) .+ (?:say|said|write|written|translated?|rendered|render)\b",
     re.I,
 )

@@ -55,6 +55,17 @@ def test_the_named_version_is_found_by_its_label_in_any_word_order(
     assert "Slovenian" not in somali.quote() and "vestjo" not in somali.quote()
 
 
+def test_a_question_that_asks_to_give_a_versions_word_asks_its_words(
+    slovenian_somali: str,
+) -> None:
+    # Held-out v63 asked "… the Aromanian text says people are endowed with fichiri
+    # (reason) and with what? Give the Aromanian word."; the model gave none.
+    asked = "The Somali text says people are born free and with what? Give the Somali word."
+    found = asked_version(asked, [slovenian_somali])
+    assert found is not None and found.label == "Somali"
+    assert asked_version(asked.replace("Give the Somali word.", ""), [slovenian_somali]) is None
+
+
 def test_no_version_when_none_is_named_or_no_words_are_asked(
     udhr: str, slovenian_somali: str
 ) -> None:
