@@ -255,6 +255,10 @@ HELDOUT_SETS = {
     # v28's, v33's, v38's, v43's, v49's, v54's and v59's. Written in session 34 by a helper
     # that did not read the answer code, while v62 ran; its report did not quote the set.
     "heldout63": (DATA / "answer_quality_heldout63.tsv", range(80, 88), range(88, 106)),
+    # New Chinese questions (other facts), same library as v1's, v10's, v15's, v20's, v25's,
+    # v30's, v35's, v40's, v45's, v50's, v55's and v60's. Written in session 34 by a helper
+    # that did not read the answer code, while v63 ran; its report did not quote the set.
+    "heldout64": (DATA / "answer_quality_heldout64.tsv", range(30, 36), range(36, 54)),
 }
 #: RGB-zh positions of the dev questions and their distractors.
 ZH_DEV, ZH_DEV_DISTRACTORS = range(0, 10), range(10, 30)
