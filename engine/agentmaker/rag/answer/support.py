@@ -137,7 +137,7 @@ _ASKS_OF_VERSION = re.compile(r"\b(?:version|translation)\b", re.IGNORECASE)
 # Two alternatives a question offers, each one word ("…, gasoline or diesel, …?").
 _ALTERNATIVES = re.compile(r"\b([^\W\d_]+),? or ([^\W\d_]+)\s*[,?]")
 # A quoted term and the gloss in parentheses right after it.
-_GLOSS = re.compile(r"([\"“]([^\"“”]+)[\"”])\s*\([^()]*\)")
+_GLOSS = re.compile(rf"({_QUOTED.pattern})\s*\([^()]*\)")
 # Chinese characters that ask or join rather than name what a question is about.
 _CJK_FUNCTION = frozenset("的是谁了吗呢吧啊在有和与及被把哪什么多少几个又也都该这那其之")
 _CJK_PAIR = re.compile(f"{CJK_CHAR.pattern}{{2}}")
