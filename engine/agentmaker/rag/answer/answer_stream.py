@@ -41,6 +41,7 @@ from agentmaker.rag.answer.extractive import TOP_PASSAGES, extractive_answer, wi
 from agentmaker.rag.answer.fields import unasked_fields
 from agentmaker.rag.answer.focus import focus_passages, record_labels, rows_only
 from agentmaker.rag.answer.grounding import unsupported_numbers
+from agentmaker.rag.answer.items import named_item
 from agentmaker.rag.answer.prompting import NO_HITS_ANSWER, NO_SENTENCE_ANSWER, SourceRef
 from agentmaker.rag.answer.quote_checks import quote_answers
 from agentmaker.rag.answer.support import cut_short
@@ -418,6 +419,16 @@ class AnswerStream(TextStream):
             self.extractive = True
             self.note = "quoted_not_answered" if declined else "quoted_unsupported"
             yield quote
+            return
+        # The question names the item of a passage in another language that the answer
+        # stands in ("Definition 50" of German notes): the item is quoted (items.py).
+        item = named_item(self.query, [s.content for s in self.sources])
+        if item is not None and (
+            not confirm or await quote_confirmed(llm, self.query, item.quote(), "")
+        ):
+            self.extractive = True
+            self.note = "quoted_not_answered" if declined else "quoted_unsupported"
+            yield item.quote()
             return
         self.abstained = True
         self.note = "" if checked.non_answer and not self.withheld else "unsupported"
