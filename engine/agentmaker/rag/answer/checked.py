@@ -129,10 +129,30 @@ _INTERVAL = re.compile(r"\[\s*(\d+(?:\.\d+)*)\s*,\s*(\d+(?:\.\d+)*)\s*\)")
 _CONSTRAINT = r">=\s*{}\s*,\s*<\s*{}(?![\d.])"
 
 
+# A version alone ("are 2.0"; group 3, an interval's are no such), and a version under a
+# comparison (">=2.0", "^2.13.0").
+_BARE_VERSION = re.compile(
+    rf"{_INTERVAL.pattern}|(?<![\w.=<>~^!])(?<![=<>~^!] )(\d+(?:\.\d+)+)(?!\w|\.\w)"
+)
+_COMPARED = r"(?<![\w.])((?:[<>=!~]=?|\^)\s*){}(?!\w|\.\w)|(?<![\w.]){}(?!\w|\.\w)"
+
+
+def _constrained(version: str, cited: Sequence[str]) -> str:
+    """``version`` under the one comparison the ``cited`` passages write it with
+    (">=2.0"), or "" when they write it alone, under several, or not at all."""
+    pattern = _COMPARED.format(re.escape(version), re.escape(version))
+    found = {m.group(1) or "" for p in cited for m in re.finditer(pattern, p)}
+    if len(found) != 1 or not (operator := found.pop()):
+        return ""
+    return operator.strip() + version
+
+
 def _as_written(check: SentenceCheck, passages: Sequence[str]) -> SentenceCheck:
     """``check`` with a version range it writes as an interval ("[2.2, 3.0)") written as
-    its passage writes it (">=2.2,<3.0"): the reader looks for that in the document
-    (REPORT §10, session 34)."""
+    its passage writes it (">=2.2,<3.0"), and a version it states alone ("The Poetry
+    versions required are 2.0.") under the comparison its passages write it with, when
+    they never write it alone (">=2.0"): the reader looks for that in the document, and
+    "2.0" alone says another thing (REPORT §10, sessions 34 and 35)."""
     cited = [passages[n - 1] for n in check.citations if 1 <= n <= len(passages)]
     text, body = check.text, check.body
     for match in _INTERVAL.finditer(check.body):
@@ -143,6 +163,13 @@ def _as_written(check: SentenceCheck, passages: Sequence[str]) -> SentenceCheck:
         if found:
             text = text.replace(match.group(0), found.group(0), 1)
             body = body.replace(match.group(0), found.group(0), 1)
+    versions = dict.fromkeys(m.group(3) for m in _BARE_VERSION.finditer(body) if m.group(3))
+    written = {v: w for v in versions if (w := _constrained(v, cited))}
+    if written:
+        text, body = (
+            _BARE_VERSION.sub(lambda m: written.get(m.group(3) or "", m.group(0)), t)
+            for t in (text, body)
+        )
     return dataclasses.replace(check, text=text, body=body) if body != check.body else check
 
 

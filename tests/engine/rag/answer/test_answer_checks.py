@@ -152,6 +152,34 @@ def test_a_version_range_written_as_an_interval_is_shown_as_its_passage_writes_i
     assert shown == "Gunicorn gets [20.1, 21.0). [1]"
 
 
+def test_a_version_stated_alone_is_shown_under_the_comparison_its_passage_writes() -> None:
+    # corpus/good/pyproject.md (held-out v60): made to go on from "… are [1].", the model
+    # wrote the passage's ">=2.0" as "2.0", which says another thing.
+    section = (
+        "### requires-poetry\n\nA constraint for the Poetry version that is required for "
+        'this project.\n\n```toml\n[tool.poetry]\n# ...\nrequires-poetry = ">=2.0"\n```'
+    )
+    question = (
+        "Which Poetry versions does the example project in the requires-poetry section require?"
+    )
+    checked = CheckedAnswer(question, [section])
+    shown = checked.feed("The Poetry versions required are 2.0. [1]") + checked.flush()
+    assert shown == "The Poetry versions required are >=2.0. [1]"
+    # Written alone too, or under two comparisons: left as the model wrote it.
+    for also in ("\nPoetry 2.0 added it.", '\nmy-plugin = "<2.0"'):
+        other = CheckedAnswer(question, [section + also])
+        shown = other.feed("The Poetry versions required are 2.0. [1]") + other.flush()
+        assert shown == "The Poetry versions required are 2.0. [1]"
+    # Under a comparison already, spaced or not, it stays as written.
+    spaced = CheckedAnswer(question, [section])
+    shown = spaced.feed("The Poetry versions required are `>= 2.0`. [1]") + spaced.flush()
+    assert shown == "The Poetry versions required are `>= 2.0`. [1]"
+    # Another version than the passage's is not touched (nor "2.0.1" for "2.0").
+    other = CheckedAnswer(question, [section.replace(">=2.0", ">=2.0.1")])
+    shown = other.feed("The Poetry versions required are 2.0. [1]") + other.flush()
+    assert ">=" not in shown
+
+
 def test_quotes_leave_out_footnote_numbers_and_reference_entries() -> None:
     crash = "航班坠毁于广西梧州市藤县埌南镇莫埌村大唐口组山间[29]，主撞击点在山顶。"
     references = (
