@@ -180,6 +180,46 @@ def test_a_version_stated_alone_is_shown_under_the_comparison_its_passage_writes
     assert ">=" not in shown
 
 
+def test_after_the_value_asked_a_sentence_from_other_passages_is_left_aside() -> None:
+    # corpus/good/multi-column.pdf, the DPR paper (held-out v61): the answer's number,
+    # then three sentences of other passages, none of which holds it.
+    passages = [
+        "In the cross-dataset setting, DPR trained on Natural Questions only loses 3-5 "
+        "points of top-20 retrieval accuracy against the best fine-tuned model on "
+        "WebQuestions and CuratedTREC.",
+        "All the results are measured on the development set of Natural Questions.",
+        "Our DPR trained using 1,000 examples already outperforms BM25.",
+    ]
+    question = (
+        "How many points of top-20 retrieval accuracy does DPR trained on Natural Questions lose?"
+    )
+    checked = CheckedAnswer(question, passages)
+    answer = (
+        "DPR trained on Natural Questions only loses 3-5 points of top-20 retrieval accuracy. [1]"
+    )
+    shown = checked.feed(
+        f"{answer} The results are measured on the development set of Natural Questions. [2] "
+        "Our DPR trained using 1,000 examples already outperforms BM25. [3]"
+    )
+    shown += checked.flush()
+    assert shown == answer
+    assert checked.aside == [
+        "The results are measured on the development set of Natural Questions.",
+        "Our DPR trained using 1,000 examples already outperforms BM25.",
+    ]
+    assert checked.withheld == []
+    # When no value is asked, another passage's sentence is shown: it may be the one
+    # that answers (the chapter 13 trustee handbook, held-out v62).
+    tips = [
+        "The standing trustee should have positive pay for the expense account.",
+        "The positive pay file should be encrypted prior to transmission.",
+    ]
+    asked = "What should be done to the positive pay file before it is transmitted?"
+    other = CheckedAnswer(asked, tips)
+    said = f"{tips[0]} [1] {tips[1]} [2]"
+    assert other.feed(said) + other.flush() == said and other.aside == []
+
+
 def test_quotes_leave_out_footnote_numbers_and_reference_entries() -> None:
     crash = "航班坠毁于广西梧州市藤县埌南镇莫埌村大唐口组山间[29]，主撞击点在山顶。"
     references = (
