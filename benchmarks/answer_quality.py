@@ -259,6 +259,10 @@ HELDOUT_SETS = {
     # v30's, v35's, v40's, v45's, v50's, v55's and v60's. Written in session 34 by a helper
     # that did not read the answer code, while v63 ran; its report did not quote the set.
     "heldout64": (DATA / "answer_quality_heldout64.tsv", range(30, 36), range(36, 54)),
+    # New Chinese questions (other facts), same library as v4's, v7's, v11's, v16's, v21's,
+    # v26's, v31's, v36's, v41's, v46's, v51's, v56's and v61's. Written in session 35 by a
+    # helper that did not read the answer code; its report did not quote the set.
+    "heldout65": (DATA / "answer_quality_heldout65.tsv", range(106, 114), range(114, 132)),
 }
 #: RGB-zh positions of the dev questions and their distractors.
 ZH_DEV, ZH_DEV_DISTRACTORS = range(0, 10), range(10, 30)
