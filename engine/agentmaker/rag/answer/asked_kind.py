@@ -139,7 +139,7 @@ def _counts_something_else(sentence: str, question: str) -> bool:
         return False
     asked = set(terms(question))
     units = measures(sentence)
-    new = _new_numbers(sentence, question)
+    new = new_numbers(sentence, question)
     counted = {
         plain(m.group(1))
         for m in _COUNT.finditer(sentence)
@@ -150,7 +150,7 @@ def _counts_something_else(sentence: str, question: str) -> bool:
     return bool(amounts) and all(n in counted for n in amounts)
 
 
-def _new_numbers(sentence: str, question: str) -> list[str]:
+def new_numbers(sentence: str, question: str) -> list[str]:
     """The numbers ``sentence`` states that ``question`` does not."""
     asked = stated_numbers(question)
     return [n for n in stated_numbers(sentence) if n not in asked]
@@ -174,7 +174,7 @@ def states_number(sentence: str, question: str) -> bool:
         # A date, not any number nor a weekday.
         return writes_date(sentence)
     if _ASKS_FOR_VERSION.search(question):
-        new = _new_numbers(sentence, question)
+        new = new_numbers(sentence, question)
         return any(not _YEAR.fullmatch(n) for n in new) or bool(_QUANTITY.search(sentence))
     if _ASKS_FOR_YEAR.search(question):
         # A year, not any number: a row's latitude does not say when the airport opened.
@@ -182,7 +182,7 @@ def states_number(sentence: str, question: str) -> bool:
     if _ASKS_FOR_MONEY.search(question) and not _MONEY.search(sentence):
         # A sum, or an amount of four digits or more, not any number: "after three
         # further seasons" is no fee Leicester paid (REPORT §10, session 32).
-        new = _new_numbers(sentence, question)
+        new = new_numbers(sentence, question)
         return any(len(n.split(".")[0]) >= 4 and not _YEAR.fullmatch(n) for n in new)
     if numbers_in(sentence) or _QUANTITY.search(sentence):
         return True

@@ -20,7 +20,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from agentmaker.rag.answer.answer_split import SentenceSplitter
-from agentmaker.rag.answer.asked_kind import asks_for_name, asks_for_number, states_number
+from agentmaker.rag.answer.asked_kind import (
+    asks_for_name,
+    asks_for_number,
+    new_numbers,
+    states_number,
+)
 from agentmaker.rag.answer.citations import is_non_answer, without_markers
 from agentmaker.rag.answer.extractive import question_coverage
 from agentmaker.rag.answer.fields import field_values, gives_another_field
@@ -294,8 +299,10 @@ class CheckedAnswer:
     aside: list[str] = field(default_factory=list)
     _splitter: SentenceSplitter = field(default_factory=SentenceSplitter)
     _said: set[str] = field(default_factory=set)  # what was shown, folded
-    #: The passages the sentences shown cite, and whether one of those gave a value.
+    #: The passages the sentences shown cite, the question's terms they hold, and
+    #: whether one of them gave a value.
     _sources: set[int] = field(default_factory=set)
+    _covered: set[str] = field(default_factory=set)
     _valued: bool = False
     _held: list[SentenceCheck] = field(default_factory=list)  # see :attr:`waiting`
     #: What the last sentence shown added to the question (its terms) and where.
@@ -420,6 +427,7 @@ class CheckedAnswer:
             added = frozenset(terms(check.body)) - frozenset(terms(self.question))
             self._told = (added, check.citations)
             self._sources.update(check.citations)
+            self._covered.update(terms(check.body))
             self._valued = self._valued or self._gives_value(check.body)
         return "".join(out)
 
@@ -428,6 +436,9 @@ class CheckedAnswer:
         does not write (a setting, an option, an entry point: "`virtualenvs.in-project`")."""
         if self._wants_number and states_number(sentence, self.question):
             return True
+        return self._new_code(sentence)
+
+    def _new_code(self, sentence: str) -> bool:
         asked = fold(self.question)
         return any(fold(code) not in asked for code in _CODE.findall(sentence))
 
@@ -437,8 +448,13 @@ class CheckedAnswer:
         accuracy … [1] This is measured on the development set of Natural Questions. [2]
         Our DPR trained using 1,000 examples already outperforms BM25. [3]". On held-out
         v60-v64, five such sentences followed an answer and none held it (REPORT §10,
-        session 35)."""
-        return self._valued and not set(check.citations) & self._sources
+        session 35). Not one that gives a value too, with words of the question no
+        sentence shown holds: it may answer another part of it ("… and which option turns
+        it off?")."""
+        if not self._valued or set(check.citations) & self._sources:
+            return False
+        more = set(terms(check.body)) & set(terms(self.question)) - self._covered
+        return not (more and (new_numbers(check.body, self.question) or self._new_code(check.body)))
 
     def _frames(self, sentence: str) -> bool:
         """Whether the model, made to go on from ``sentence`` (no claim of its own),

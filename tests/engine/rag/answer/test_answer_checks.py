@@ -208,6 +208,12 @@ def test_after_the_value_asked_a_sentence_from_other_passages_is_left_aside() ->
         "Our DPR trained using 1,000 examples already outperforms BM25.",
     ]
     assert checked.withheld == []
+    # One that gives a value too, with words of the question the answer did not hold, is
+    # shown: it may answer another part of it.
+    also = f"{question[:-1]}, and with how many examples does it beat BM25?"
+    both = CheckedAnswer(also, passages)
+    said = f"{answer} Our DPR trained using 1,000 examples already outperforms BM25. [3]"
+    assert both.feed(said) + both.flush() == said and both.aside == []
     # When no value is asked, another passage's sentence is shown: it may be the one
     # that answers (the chapter 13 trustee handbook, held-out v62).
     tips = [
