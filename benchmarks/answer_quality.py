@@ -263,6 +263,11 @@ HELDOUT_SETS = {
     # v26's, v31's, v36's, v41's, v46's, v51's, v56's and v61's. Written in session 35 by a
     # helper that did not read the answer code; its report did not quote the set.
     "heldout65": (DATA / "answer_quality_heldout65.tsv", range(106, 114), range(114, 132)),
+    # New Chinese questions (other facts), same library as v2's, v9's, v12's, v19's, v24's,
+    # v29's, v34's, v39's, v44's, v48's, v53's, v58's and v62's. Written in session 35 by a
+    # helper that did not read the answer code, while v65 ran; its report did not quote the
+    # set.
+    "heldout66": (DATA / "answer_quality_heldout66.tsv", range(54, 62), range(62, 80)),
 }
 #: RGB-zh positions of the dev questions and their distractors.
 ZH_DEV, ZH_DEV_DISTRACTORS = range(0, 10), range(10, 30)
