@@ -268,6 +268,11 @@ HELDOUT_SETS = {
     # helper that did not read the answer code, while v65 ran; its report did not quote the
     # set.
     "heldout66": (DATA / "answer_quality_heldout66.tsv", range(54, 62), range(62, 80)),
+    # New Chinese questions (other facts), same library as v3's, v8's, v14's, v18's, v23's,
+    # v28's, v33's, v38's, v43's, v49's, v54's, v59's and v63's. Written in session 35 by a
+    # helper that did not read the answer code, while v66 ran; its report did not quote the
+    # set.
+    "heldout67": (DATA / "answer_quality_heldout67.tsv", range(80, 88), range(88, 106)),
 }
 #: RGB-zh positions of the dev questions and their distractors.
 ZH_DEV, ZH_DEV_DISTRACTORS = range(0, 10), range(10, 30)
