@@ -348,13 +348,24 @@ _HYPHENED_WORD = re.compile(
 )
 
 
+# A document's file name: "In seattle-weather.csv the row for 2015/04/13 …" names where
+# to look, and a sheet's rows never write their file's name (held-out v65).
+_FILE_NAME = re.compile(
+    r"\.(?:csv|tsv|pdf|md|markdown|txt|json|jsonl|docx?|xlsx?|pptx?|odt|ods|odp|html?"
+    r"|epub|rtf|eml|msg|mbox)$",
+    re.IGNORECASE,
+)
+
+
 def unmatched_identifiers(question: str, passages: Sequence[str]) -> list[str]:
     """The identifiers ``question`` states ("installer.timeout", "--offline") that no
     passage holds as written (case aside): documents that never name the setting asked
-    about do not answer it, however alike the rest of their words are."""
+    about do not answer it, however alike the rest of their words are. A document's file
+    name is no such identifier."""
     texts = [passage.lower() for passage in passages]
     return [
         name
         for name in dict.fromkeys(m.group(0) for m in IDENTIFIER.finditer(question))
-        if not any(_HYPHENED_WORD.sub("", name).lower() in text for text in texts)
+        if not _FILE_NAME.search(name)
+        and not any(_HYPHENED_WORD.sub("", name).lower() in text for text in texts)
     ]
