@@ -1326,3 +1326,27 @@ def test_an_ordinal_is_no_count() -> None:
     assert check_sentence(asked, four, [counted]).supporting == (1,)
     edition = "Which edition of The Design of Experiments does the barley dataset cite?"
     assert check_sentence(edition, "It cites the 4th edition. [1]", [barley]).supporting == (1,)
+
+
+def test_a_number_the_question_and_the_claim_write_as_a_word_need_not_be_held() -> None:
+    # corpus/good/book-war-and-peace-1225p.txt (held-out v65): the passage that names
+    # Karataev's nickname does not say "two", which the question's setting does.
+    shed = (
+        '"How can one help it, lad? My name is Platon, and the surname is Karataev," he '
+        'added, evidently wishing to make it easier for Pierre to address him. "They call '
+        "me 'little falcon' in the regiment. How is one to help feeling sad?\""
+    )
+    asked = (
+        "In War and Peace, what does Platon Karataev tell Pierre they call him in the "
+        "regiment, when the two first talk?"
+    )
+    told = (
+        'Platon Karataev tells Pierre they call him "little falcon" in the regiment when '
+        "the two first talk. [2]"
+    )
+    check = check_sentence(asked, told, ["Pierre and Karataev talked.", shed])
+    assert check.supporting == (2,)
+    # A number the claim writes in digits, or one the question does not write, still is a
+    # fact the passage must hold.
+    for claim in (told.replace("two", "2"), told.replace("two", "three")):
+        assert check_sentence(asked, claim, [shed]).supporting == ()
