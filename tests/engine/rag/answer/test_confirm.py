@@ -24,6 +24,7 @@ from agentmaker.rag.answer.confirm import (
     copied_words,
     copy_messages,
     is_yes,
+    quote_confirmed,
 )
 from agentmaker.rag.answer.extractive import question_coverage
 from agentmaker.rag.answer.prompting import AskResult
@@ -115,6 +116,26 @@ def test_copied_words_that_are_only_the_questions_need_a_yes(library: Library) -
             assert len(llm.calls) == 4 and llm.calls[3][0].content == CONFIRM_SYSTEM_PROMPT
             assert result.extractive == shown and result.abstained != shown
             assert ("ten yoke of oxen" in result.answer) == shown
+
+
+def test_a_title_made_of_the_questions_words_is_an_answer_of_its_own() -> None:
+    # corpus/good/failure-after-repair.pdf, the breast cancer booklet (held-out v65): the
+    # model copied the title, then said no when asked yes or no.
+    quote = (
+        "Cancer Council’s booklet Fertility and Cancer also provides information about "
+        "fertility treatment options. [1]"
+    )
+    question = (
+        "Which Cancer Council booklet does the Understanding Breast Cancer booklet name for "
+        "information about fertility treatment options?"
+    )
+    llm = ScriptedLLM(["Fertility and Cancer", "No."])
+    assert asyncio.run(quote_confirmed(llm, question, quote))
+    assert len(llm.calls) == 1
+    # Words the question writes so ("Cancer Council") need the yes.
+    llm = ScriptedLLM(["Cancer Council", "No."])
+    assert not asyncio.run(quote_confirmed(llm, question, quote))
+    assert len(llm.calls) == 2
 
 
 def test_words_the_quote_does_not_hold_confirm_nothing(library: Library) -> None:
@@ -260,6 +281,26 @@ def test_a_quote_holds_the_numbers_the_question_names() -> None:
     # Not a digit inside a name: "10-K", "PyPDF2".
     rule = "Which rule of the Exchange Act does the cover page of the 10-K cite?"
     assert quote_answers(rule, "As defined in Rule 12b-2 of the Exchange Act. [1]")
+
+
+def test_a_number_the_question_names_may_stand_in_the_quotes_heading() -> None:
+    # corpus/good/CHANGELOG.md (held-out v65): the item stands under its release.
+    question = (
+        "According to the pypdf changelog, which error class was ParseError made to inherit "
+        "from in version 3.15.2?"
+    )
+    item = "Make ParseError inherit from PyPdfError (#2097) [2]"
+    section = "### Maintenance (MAINT)\n-  Make ParseError inherit from PyPdfError (#2097)"
+    located = [
+        "CHANGELOG > Version 3.1.0, 2022-12-23\nMove PyPDF2 to pypdf (#1513).",
+        f"CHANGELOG > Version 3.15.2, 2023-08-20 > Maintenance (MAINT)\n{section}",
+    ]
+    assert quote_answers(question, item, located=located)
+    # Under another release's heading, or where only the passage's text names it, not.
+    elsewhere = [located[1], located[1].replace("3.15.2", "3.15.1")]
+    assert not quote_answers(question, item, located=elsewhere)
+    beneath = [located[0], f"CHANGELOG > Maintenance\n{section} (see 3.15.2)"]
+    assert not quote_answers(question, item, located=beneath)
 
 
 def test_a_number_that_names_the_document_need_not_stand_in_the_quote() -> None:
