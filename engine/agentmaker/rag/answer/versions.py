@@ -26,6 +26,8 @@ _ASKS_WORDING = re.compile(
     r"\b(?:which|what) (?:words?|terms?|phrases?|expressions?)\b"
     # "… and with what? Give the Aromanian word." (REPORT §10, session 34).
     r"|\b(?:give|name|quote) the (?:\w+ )?(?:words?|terms?)\b"
+    # "… has an Ido text: what is its word for brotherhood?" (REPORT §10, session 35).
+    r"|\b(?:which|what) (?:is|are|was|were) (?:its|their|the) (?:\w+ )?(?:words?|terms?)\b"
     r"|\bhow (?:does|do|is|are) .+ (?:say|said|write|written|translated?|rendered|render)\b",
     re.I,
 )

@@ -106,6 +106,24 @@ def test_a_cited_passage_that_holds_only_half_the_sentence_is_dropped() -> None:
     assert check.citations == (1,)
 
 
+def test_a_documents_file_name_is_no_identifier_its_passages_must_write() -> None:
+    # corpus/good/seattle-weather.csv (held-out v65): its rows never write the file's
+    # name, and the model was not asked.
+    rows = (
+        "[row 1198] date: 2015/04/12; precipitation: 0.0; temp_max: 13.3; weather: sun\n"
+        "[row 1199] date: 2015/04/13; precipitation: 14.0; temp_max: 11.7; weather: fog"
+    )
+    question = (
+        "In seattle-weather.csv the row for 2015/04/13 is marked fog; what precipitation "
+        "value does it give?"
+    )
+    assert unmatched_identifiers(question, [rows]) == []
+    assert passages_answer_question(question, [rows])
+    # A setting's file is one: "pyproject.toml" is asked about, not where to look.
+    asked = "Which key of pyproject.toml names the build backend?"
+    assert unmatched_identifiers(asked, [rows]) == ["pyproject.toml"]
+
+
 def test_an_identifier_no_passage_names_closes_the_gate_and_the_quotes() -> None:
     timeout = "Poetry's default HTTP request timeout is 15 seconds, the same as pip."
     question = "What is the default value of Poetry's installer.timeout setting?"

@@ -64,6 +64,11 @@ def test_a_question_that_asks_to_give_a_versions_word_asks_its_words(
     found = asked_version(asked, [slovenian_somali])
     assert found is not None and found.label == "Somali"
     assert asked_version(asked.replace("Give the Somali word.", ""), [slovenian_somali]) is None
+    # Held-out v66: "The UDHR first-article file has an Ido text: what is its word for
+    # brotherhood?"
+    its = "The UDHR first-article file has a Somali text: what is its word for brotherhood?"
+    found = asked_version(its, [slovenian_somali])
+    assert found is not None and found.label == "Somali"
 
 
 def test_no_version_when_none_is_named_or_no_words_are_asked(
