@@ -439,6 +439,7 @@ class CheckedAnswer:
         return self._new_code(sentence)
 
     def _new_code(self, sentence: str) -> bool:
+        """Whether ``sentence`` writes code (in backticks) that the question does not."""
         asked = fold(self.question)
         return any(fold(code) not in asked for code in _CODE.findall(sentence))
 
