@@ -79,20 +79,29 @@ def _item_text(passage: str, start: int, label: str) -> str:
     return f"{label}{'' if body[:1] in ':.,;)' else ' '}{body}".strip()
 
 
+def _opens_item(passage: str, start: int) -> bool:
+    """Whether the label at ``start`` of ``passage`` opens its item: it stands first, on
+    a line of its own, or after a sentence; not inside one ("c) Wegen Proposition 5.1
+    (a) ist …" refers to the item)."""
+    before = passage[:start].rstrip(" \t")
+    return not before or before.endswith(("\n", ".", ":", "!", "?", "…"))
+
+
 def named_item(question: str, passages: Sequence[str]) -> Item | None:
     """The item the English ``question`` names by its label ("Definition 50") in a
-    passage written in another language, the longest when passages repeat it; None
-    when the question names no item, or no such passage holds one it names."""
+    passage written in another language: where the label opens it rather than where a
+    sentence refers to it, then the longest when passages repeat it; None when the
+    question names no item, or no such passage holds one it names."""
     if _not_english(question):
         return None
-    found = []
+    found: list[tuple[bool, Item]] = []
     for label in dict.fromkeys(m.group(0) for m in _LABEL.finditer(question)):
         pattern = re.compile(rf"\b{re.escape(label)}(?![.\d]*\d)")
         for number, passage in enumerate(passages, start=1):
             if not _not_english(passage):
                 continue
-            found += [
-                Item(number, label, _item_text(passage, m.start(), label))
-                for m in pattern.finditer(passage)
-            ]
-    return max(found, key=lambda item: len(item.text), default=None)
+            for m in pattern.finditer(passage):
+                item = Item(number, label, _item_text(passage, m.start(), label))
+                found.append((_opens_item(passage, m.start()), item))
+    best = max(found, key=lambda found: (found[0], len(found[1].text)), default=None)
+    return best[1] if best else None
