@@ -23,7 +23,13 @@ from agentmaker.rag.answer.names import CJK_CHAR, fold, without_source
 from agentmaker.rag.answer.records import NUMBERED, RECORD, names_record, record_spans
 from agentmaker.rag.answer.sentences import terms
 
-__all__ = ["field_values", "gives_another_field", "stands_for", "unasked_fields"]
+__all__ = [
+    "asks_a_field",
+    "field_values",
+    "gives_another_field",
+    "stands_for",
+    "unasked_fields",
+]
 
 # A field's name and its value: "temp_max: 27.8" (a sheet's row, "; " between fields)
 # or "Weight_in_lbs: 3140" (a JSON entry, one a line).
@@ -144,6 +150,19 @@ def field_values(question: str, passages: Sequence[str]) -> tuple[frozenset[str]
             others.update(_NUMBER.findall(value))
     own = set(_NUMBER.findall(question))
     return frozenset(held - own), frozenset(others - held - own)
+
+
+def asks_a_field(question: str, passages: Sequence[str]) -> bool:
+    """Whether ``question`` names a record of ``passages`` and asks for one of its fields
+    ("Which town does the airports list give for … code B21?" of "iata: B21; …; city:
+    Carrabasset"), whatever the field holds: a number or words."""
+    named = _named(question, passages)
+    return named is not None and any(
+        _asks_for(word, set(terms(name, parts=True)))
+        for record in named.records
+        for name in record
+        for word in named.wanted
+    )
 
 
 def gives_another_field(sentence: str, values: tuple[frozenset[str], frozenset[str]]) -> bool:
