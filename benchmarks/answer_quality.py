@@ -278,6 +278,11 @@ HELDOUT_SETS = {
     # helper that did not read the answer code, while v66 ran; its report did not quote the
     # set. The history page had no fact left to ask: the Google document took its place.
     "heldout68": (DATA / "answer_quality_heldout68.tsv", range(30, 36), range(36, 54)),
+    # New Chinese questions (other facts), same library as v4's, v7's, v11's, v16's, v21's,
+    # v26's, v31's, v36's, v41's, v46's, v51's, v56's, v61's and v65's. Written in session 35
+    # by a helper that did not read the answer code, after v68 ran; its report did not quote
+    # the set. The Google document again takes the used-up history page's place.
+    "heldout69": (DATA / "answer_quality_heldout69.tsv", range(106, 114), range(114, 132)),
 }
 #: RGB-zh positions of the dev questions and their distractors.
 ZH_DEV, ZH_DEV_DISTRACTORS = range(0, 10), range(10, 30)
