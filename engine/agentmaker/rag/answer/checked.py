@@ -310,6 +310,7 @@ class CheckedAnswer:
     _told: tuple[frozenset[str], tuple[int, ...]] = (frozenset(), ())
 
     def __post_init__(self) -> None:
+        self._asking = frozenset(terms(self.question))
         self._wants_number = asks_for_number(self.question)
         self._wants_name = asks_for_name(self.question)
         match = _PART_OF.search(self.question)
@@ -425,7 +426,7 @@ class CheckedAnswer:
                 out.append((" " if self.shown else "") + ready.shown())
                 self.shown += 1
             self._held = []
-            added = frozenset(terms(check.body)) - frozenset(terms(self.question))
+            added = frozenset(terms(check.body)) - self._asking
             self._told = (added, check.citations)
             self._sources.update(check.citations)
             self._covered.update(terms(check.body))
@@ -455,7 +456,7 @@ class CheckedAnswer:
         it off?")."""
         if not self._valued or set(check.citations) & self._sources:
             return False
-        more = set(terms(check.body)) & set(terms(self.question)) - self._covered
+        more = set(terms(check.body)) & self._asking - self._covered
         return not (more and (new_numbers(check.body, self.question) or self._new_code(check.body)))
 
     def _frames(self, sentence: str) -> bool:

@@ -130,11 +130,7 @@ def field_values(question: str, passages: Sequence[str]) -> tuple[frozenset[str]
     named = _named(question, passages)
     if named is None:
         return frozenset(), frozenset()
-    scores: dict[str, int] = {}
-    for record in named.records:
-        for name in record:
-            words = set(terms(name, parts=True))
-            scores[name] = sum(_asks_for(word, words) for word in named.wanted)
+    scores = _field_scores(named)
     best = max(scores.values(), default=0)
     if not best:
         return frozenset(), frozenset()
@@ -157,12 +153,18 @@ def asks_a_field(question: str, passages: Sequence[str]) -> bool:
     ("Which town does the airports list give for … code B21?" of "iata: B21; …; city:
     Carrabasset"), whatever the field holds: a number or words."""
     named = _named(question, passages)
-    return named is not None and any(
-        _asks_for(word, set(terms(name, parts=True)))
-        for record in named.records
-        for name in record
-        for word in named.wanted
-    )
+    return named is not None and any(_field_scores(named).values())
+
+
+def _field_scores(named: _Named) -> dict[str, int]:
+    """Each field name of the named records: how many of the question's words ask for
+    it."""
+    scores: dict[str, int] = {}
+    for record in named.records:
+        for name in record:
+            words = set(terms(name, parts=True))
+            scores[name] = sum(_asks_for(word, words) for word in named.wanted)
+    return scores
 
 
 def gives_another_field(sentence: str, values: tuple[frozenset[str], frozenset[str]]) -> bool:

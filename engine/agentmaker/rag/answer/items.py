@@ -94,12 +94,12 @@ def named_item(question: str, passages: Sequence[str]) -> Item | None:
     question names no item, or no such passage holds one it names."""
     if _not_english(question):
         return None
+    labels = list(dict.fromkeys(m.group(0) for m in _LABEL.finditer(question)))
+    foreign = [(n, p) for n, p in enumerate(passages, start=1) if labels and _not_english(p)]
     found: list[tuple[bool, Item]] = []
-    for label in dict.fromkeys(m.group(0) for m in _LABEL.finditer(question)):
+    for label in labels:
         pattern = re.compile(rf"\b{re.escape(label)}(?![.\d]*\d)")
-        for number, passage in enumerate(passages, start=1):
-            if not _not_english(passage):
-                continue
+        for number, passage in foreign:
             for m in pattern.finditer(passage):
                 item = Item(number, label, _item_text(passage, m.start(), label))
                 found.append((_opens_item(passage, m.start()), item))
