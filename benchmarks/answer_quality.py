@@ -283,6 +283,11 @@ HELDOUT_SETS = {
     # by a helper that did not read the answer code, after v68 ran; its report did not quote
     # the set. The Google document again takes the used-up history page's place.
     "heldout69": (DATA / "answer_quality_heldout69.tsv", range(106, 114), range(114, 132)),
+    # New Chinese questions (other facts), same library as v2's, v9's, v12's, v19's, v24's,
+    # v29's, v34's, v39's, v44's, v48's, v53's, v58's, v62's and v66's. Written in session
+    # 36 by a helper that did not read the answer code; its report did not quote the set.
+    # The Google document again takes the used-up history page's place.
+    "heldout70": (DATA / "answer_quality_heldout70.tsv", range(54, 62), range(62, 80)),
 }
 #: RGB-zh positions of the dev questions and their distractors.
 ZH_DEV, ZH_DEV_DISTRACTORS = range(0, 10), range(10, 30)
