@@ -177,23 +177,25 @@ def query_terms(query: str) -> list[str]:
     return list(dict.fromkeys(terms))[:MAX_QUERY_TERMS]
 
 
-# A term written as one that its words alone do not find: a version ("3.0.0"), a date
-# ("2024-09-15", a sheet's "2015/01/01" or "1/15/2015") or an identifier
-# ("POETRY_CACHE_DIR"): "3", "0" and "01" are everywhere (a year of daily rows holds
-# "2015" and "01" in a twelfth of its chunks).
+# A term written as one that its words alone do not find: a version ("3.0.0"), a
+# decimal ("22.4", the value a sheet's row is asked for by), a date ("2024-09-15", a
+# sheet's "2015/01/01" or "1/15/2015") or an identifier ("POETRY_CACHE_DIR"): "3", "0"
+# and "01" are everywhere (a year of daily rows holds "2015" and "01" in a twelfth of
+# its chunks, "22" and "4" in most).
 _COMPOUND = re.compile(r"[^\W_]+(?:[._-][^\W_]+)+|\d+/\d+/\d+")
 _SEARCHED_WHOLE = re.compile(
-    r"\d+(?:\.\d+){2,}|\d{4}-\d\d?-\d\d?|\d{4}/\d\d?/\d\d?|\d\d?/\d\d?/\d{4}|.*_.*"
+    r"\d+(?:\.\d+)+|\d{4}-\d\d?-\d\d?|\d{4}/\d\d?/\d\d?|\d\d?/\d\d?/\d{4}|.*_.*"
 )
 
 
 def compounds(query: str) -> list[str]:
-    """The versions, dates and snake_case identifiers of ``query``, lowercased: each is
-    also searched as the phrase of its words. Not every compound: "pyproject.toml" is in
-    every chunk of the documents that hold it, and a query with a phrase is not served by
-    the tantivy copy (which keeps no word positions). Phrasing "COVID-19"-like words too
-    moved SciFact nDCG@10 by +0.0004 (0.7394 → 0.7398) and would take 76 of its 809
-    claims off that fast path (benchmarks/REPORT.md §10, session 7)."""
+    """The versions, decimals, dates and snake_case identifiers of ``query``, lowercased:
+    each is also searched as the phrase of its words. Not every compound: "pyproject.toml"
+    is in every chunk of the documents that hold it, and a query with a phrase is not
+    served by the tantivy copy (which keeps no word positions; two of SciFact's 809 claims
+    hold a decimal). Phrasing "COVID-19"-like words too moved SciFact nDCG@10 by +0.0004
+    (0.7394 → 0.7398) and would take 76 of its 809 claims off that fast path
+    (benchmarks/REPORT.md §10, session 7)."""
     query = unicodedata.normalize("NFKC", query).lower()
     found = (m.group() for m in _COMPOUND.finditer(query))
     return list(dict.fromkeys(w for w in found if _SEARCHED_WHOLE.fullmatch(w)))

@@ -45,6 +45,7 @@ from agentmaker.rag.answer.sentences import (
     passage_sentences,
     split_sentences,
     terms,
+    whole_decimals,
 )
 
 __all__ = [
@@ -359,6 +360,7 @@ def _sentences(
             if quoting and _link_piece(sentence.display):
                 continue
             counts = Counter(terms(sentence.display, parts=True))
+            counts.update(whole_decimals(sentence.display))
             out.append(
                 Candidate(
                     number,
@@ -382,7 +384,7 @@ def _score(
     """BM25 of each sentence against the question, the terms of the names it asks about
     (``named``) weighing :data:`NAME_WEIGHT` times more, those that only say where to
     look (``located``) :data:`SOURCE_WEIGHT`; returns each question term's weight (IDF)."""
-    query = set(terms(question))
+    query = {*terms(question), *whole_decimals(question)}
     n = len(sentences)
     df: Counter[str] = Counter()
     for s in sentences:

@@ -25,6 +25,7 @@ __all__ = [
     "render_markdown",
     "split_sentences",
     "terms",
+    "whole_decimals",
 ]
 
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
@@ -341,3 +342,15 @@ def terms(text: str, *, parts: bool = False) -> list[str]:
                 words = (word for word in token.split("_") if word not in _STOP_WORDS)
                 out.extend(_stem(word) for word in words if word)
     return out
+
+
+# A decimal as written, its sign with it: "22.4", "-6.6"; not a piece of a version
+# ("3.15" of "3.15.2") or of a longer number.
+_DECIMAL = re.compile(r"(?<![\w.\u2212-])[\u2212-]?\d+\.\d+(?![\w.]*\d)")
+
+
+def whole_decimals(text: str) -> list[str]:
+    """The decimals of ``text`` as written, each one term: :func:`terms` splits "0.4"
+    into "0" and "4", which most rows of a sheet hold; the row a question names by its
+    value ("its lowest wind speed, 0.4") holds "0.4" itself."""
+    return [m.group().replace("\u2212", "-") for m in _DECIMAL.finditer(text)]

