@@ -42,6 +42,7 @@ from agentmaker.rag.answer.fields import unasked_fields
 from agentmaker.rag.answer.focus import focus_passages, record_labels, rows_only
 from agentmaker.rag.answer.grounding import unsupported_numbers
 from agentmaker.rag.answer.items import named_item
+from agentmaker.rag.answer.listed import listed_entry
 from agentmaker.rag.answer.prompting import NO_HITS_ANSWER, NO_SENTENCE_ANSWER, SourceRef
 from agentmaker.rag.answer.quote_checks import quote_answers
 from agentmaker.rag.answer.support import cut_short
@@ -185,7 +186,8 @@ class AnswerStream(TextStream):
         #: not asked), "unsupported" (no passage says what the model wrote),
         #: "quoted_unsupported" / "quoted_not_answered" (the passages are quoted instead
         #: of an unsupported answer / of "I don't know"), "quoted_version" (the version of
-        #: a text whose words are asked is quoted whole), "withheld" (sentences no
+        #: a text whose words are asked is quoted whole), "quoted_listed" (a list's entry
+        #: asked for by its place is quoted; the model was not asked), "withheld" (sentences no
         #: passage says were left out), "second_look" (the answer is the model's second
         #: reading, of the first passage alone), "went_on" (it went on from its own
         #: sentence that only pointed), or "".
@@ -245,6 +247,15 @@ class AnswerStream(TextStream):
         # Found before the passages are cut to what bears on the question: the cut runs
         # the version's label and text into one line.
         self._version = asked_version(self.query, [s.content for s in self.sources])
+        # A list's entry asked for by its place ("which entry sits between Rip Currents
+        # and Space Weather?"): the entry beside those named, where the passage lists it.
+        # The model reads a list's order badly, and judged the same entry an answer or
+        # not by the words around it (listed.py).
+        listed = listed_entry(self.query, [s.content for s in self.sources]) if checks else None
+        if listed is not None:
+            self.extractive, self.note = True, "quoted_listed"
+            yield listed.quote()
+            return
         focus = getattr(llm, "focus_words", None)
         if focus:  # a small local model: each passage cut to what bears on the question
             self.sources = focus_passages(self.query, self.sources, max_words=int(focus))
