@@ -37,6 +37,7 @@ from agentmaker.rag.answer.names import (
     document_names,
     names_in,
     source_of,
+    without_file_names,
     without_source,
 )
 from agentmaker.rag.answer.quotable import quotable, shown_after
@@ -303,7 +304,9 @@ def question_coverage(question: str, passages: Sequence[str], *, sentence: bool 
     of ``passages`` holds: the share of the question terms' IDF it matches, 0..1.
 
     A question whose rare words ("Reykjavik", "Sistine") are in no passage scores low;
-    one whose words all stand in one sentence scores 1."""
+    one whose words all stand in one sentence scores 1. A file's name the question writes
+    is not counted: the rows of "seattle-weather.csv" never write it (held-out v68)."""
+    question = without_file_names(question)
     sentences = _sentences(passages)
     if not sentences:
         return 0.0

@@ -36,6 +36,7 @@ __all__ = [
     "source_of",
     "speaker_names",
     "unmatched_identifiers",
+    "without_file_names",
     "without_source",
 ]
 
@@ -355,6 +356,12 @@ _FILE_NAME = re.compile(
     r"|epub|rtf|eml|msg|mbox)$",
     re.IGNORECASE,
 )
+
+
+def without_file_names(question: str) -> str:
+    """``question`` without the documents' file names it writes ("seattle-weather.csv"):
+    they say where to look, and a sheet's rows never write them."""
+    return IDENTIFIER.sub(lambda m: " " if _FILE_NAME.search(m.group(0)) else m.group(0), question)
 
 
 def unmatched_identifiers(question: str, passages: Sequence[str]) -> list[str]:

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from agentmaker.rag.answer.extractive import (
     extractive_answer,
+    question_coverage,
     split_sentences,
     terms,
     with_heading,
@@ -847,3 +848,17 @@ def test_the_row_holding_the_decimal_asked_about_is_quoted(good_dir: Path) -> No
     # The sign is part of the value: -6.6 is not 6.6.
     signed = extractive_answer("Which row has -6.6?", ["a: 6.6; b: 1.0", "a: -6.6; b: 2.0"])
     assert signed.citations == [(2, "a: -6.6; b: 2.0")]
+
+
+def test_a_file_name_the_question_writes_is_not_coverage_it_lacks(good_dir: Path) -> None:
+    # The rows of seattle-weather.csv never write its name: the question's "seattle" and
+    # "csv" kept the row's quote under the fifth of the question a quote must hold after
+    # "I don't know" (held-out v68).
+    doc = Document(content=(good_dir / "seattle-weather.csv").read_text(), format="csv")
+    [rows] = [c.content for c in split_document(doc) if "date: 2013/10/23;" in c.content]
+    named = "On which date does seattle-weather.csv record its lowest wind speed, 0.4?"
+    plain = "On which date does the sheet record its lowest wind speed, 0.4?"
+    assert question_coverage(named, [rows]) == question_coverage(
+        plain.replace("the sheet", ""), [rows]
+    )
+    assert question_coverage(named, [rows]) > 0.2
