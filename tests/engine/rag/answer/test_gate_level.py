@@ -19,6 +19,7 @@ from agentmaker.models.local_embedder import (
     LocalEmbedder,
 )
 from agentmaker.rag.answer.checked import GATE_SIMILARITY, NOT_FOUND_ANSWER
+from agentmaker.rag.answer.prompting import AskResult
 from agentmaker.testing import FakeEmbedder, ScriptedLLM
 
 TEXT = (
@@ -39,14 +40,22 @@ class LeveledEmbedder(FakeEmbedder):
         return self.level
 
 
-def _ask(tmp_path: Path, level: float) -> tuple[ScriptedLLM, object]:
+def ask_checked(
+    library: Library, question: str, replies: list[str]
+) -> tuple[ScriptedLLM, AskResult]:
+    """``question`` put to ``library`` with a scripted model whose answers are checked,
+    as the built-in model's are."""
+    llm = ScriptedLLM(replies)
+    llm.checks_answers = True
+    library.set_llm(llm)
+    return llm, asyncio.run(library.rag.ask(question))
+
+
+def _ask(tmp_path: Path, level: float) -> tuple[ScriptedLLM, AskResult]:
     library = Library.open(tmp_path / f"shop-{level}.sqlite", embedder=LeveledEmbedder(level))
     try:
         library.pipeline.ingest_text(TEXT, source="returns.md", fmt="md")
-        llm = ScriptedLLM(["Items may be returned within thirty days. [1]"])
-        llm.checks_answers = True  # as the built-in model does
-        library.set_llm(llm)
-        return llm, asyncio.run(library.rag.ask(QUESTION))
+        return ask_checked(library, QUESTION, ["Items may be returned within thirty days. [1]"])
     finally:
         library.close()
 

@@ -6,15 +6,15 @@ question's English words stand in no German sentence, so no quote was offered.""
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 
 from agentmaker.library import Library
 from agentmaker.rag.answer.checked import NOT_FOUND_ANSWER
 from agentmaker.rag.answer.items import named_item
+from agentmaker.rag.answer.prompting import AskResult
 from agentmaker.testing import ScriptedLLM
 
-from tests.engine.rag.answer.test_gate_level import LeveledEmbedder
+from tests.engine.rag.answer.test_gate_level import LeveledEmbedder, ask_checked
 
 # The reader's text of the notes' page 57 (printed 54) and page 10 (printed 7).
 PAGE_57 = (
@@ -108,16 +108,13 @@ def test_no_item_for_another_number_an_english_passage_or_a_question_naming_none
     assert named_item("When is a subset called discrete?", [PAGE_57]) is None
 
 
-def _ask(tmp_path: Path, replies: list[str], level: float = -1.0) -> tuple[ScriptedLLM, object]:
+def _ask(tmp_path: Path, replies: list[str], level: float = -1.0) -> tuple[ScriptedLLM, AskResult]:
     # Found by meaning, as the e5 embedder finds it: every cosine opens the gate (at
     # level -1; at 2 none does).
     lib = Library.open(tmp_path / "notes.sqlite", embedder=LeveledEmbedder(level))
     try:
         lib.pipeline.ingest_text(PAGE_57, source="GeoTopo.txt")
-        llm = ScriptedLLM(replies)
-        llm.checks_answers = True  # as the built-in model does
-        lib.set_llm(llm)
-        return llm, asyncio.run(lib.rag.ask(DISCRETE))
+        return ask_checked(lib, DISCRETE, replies)
     finally:
         lib.close()
 
@@ -132,18 +129,18 @@ def test_the_named_item_is_quoted_when_the_model_confirms_it(tmp_path: Path) -> 
     # The model's word is in no passage: withheld. It then copies the answer's words
     # from the item.
     llm, result = _ask(tmp_path, [MISSPELT, "keinen Häufungspunkt"])
-    assert result.extractive and result.note == "quoted_unsupported"  # type: ignore[attr-defined]
-    assert result.answer.startswith("Definition 50 Sei X ein topologischer Raum")  # type: ignore[attr-defined]
-    assert "keinen Häufungspunkt hat. [1]" in result.answer  # type: ignore[attr-defined]
-    assert "Bemerkung 52" not in result.answer  # type: ignore[attr-defined]
-    assert "Hausdungspunkt" in result.draft  # type: ignore[attr-defined]
+    assert result.extractive and result.note == "quoted_unsupported"
+    assert result.answer.startswith("Definition 50 Sei X ein topologischer Raum")
+    assert "keinen Häufungspunkt hat. [1]" in result.answer
+    assert "Bemerkung 52" not in result.answer
+    assert "Hausdungspunkt" in result.draft
     # The model judged the item as the reader sees it.
     assert "M heißt diskret in X" in llm.calls[-1][-1].content
 
 
 def test_an_item_the_model_does_not_confirm_is_not_shown(tmp_path: Path) -> None:
     _, result = _ask(tmp_path, [MISSPELT, "NONE"])
-    assert result.abstained and result.answer == NOT_FOUND_ANSWER  # type: ignore[attr-defined]
+    assert result.abstained and result.answer == NOT_FOUND_ANSWER
 
 
 def test_the_model_is_asked_when_a_passage_holds_the_item_named(tmp_path: Path) -> None:
@@ -151,15 +148,13 @@ def test_the_model_is_asked_when_a_passage_holds_the_item_named(tmp_path: Path) 
     # no cosine opened the gate: the model was not asked, though the item was found.
     llm, result = _ask(tmp_path, [MISSPELT, "keinen Häufungspunkt"], level=2.0)
     assert len(llm.calls) == 2
-    assert result.answer.startswith("Definition 50 Sei X")  # type: ignore[attr-defined]
+    assert result.answer.startswith("Definition 50 Sei X")
     # A question naming no item found is not asked.
     lib = Library.open(tmp_path / "other.sqlite", embedder=LeveledEmbedder(2.0))
     try:
         lib.pipeline.ingest_text(PAGE_57, source="GeoTopo.txt")
-        other = ScriptedLLM([MISSPELT])
-        other.checks_answers = True
-        lib.set_llm(other)
         asked = DISCRETE.replace("Definition 50", "Definition 51")
-        assert asyncio.run(lib.rag.ask(asked)).abstained and other.calls == []
+        other, answered = ask_checked(lib, asked, [MISSPELT])
+        assert answered.abstained and other.calls == []
     finally:
         lib.close()

@@ -6,16 +6,16 @@ model named another entry or only pointed at the passage (held-out v66-v68)."""
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 
 from agentmaker.library import Library
 from agentmaker.rag.answer.listed import listed_entry
+from agentmaker.rag.answer.prompting import AskResult
 from agentmaker.rag.chunking.split import split_document
 from agentmaker.rag.readers import read_file
 from agentmaker.testing import ScriptedLLM
 
-from tests.engine.rag.answer.test_gate_level import LeveledEmbedder
+from tests.engine.rag.answer.test_gate_level import LeveledEmbedder, ask_checked
 
 BETWEEN = (
     "On the NWS spring safety page, which Weather Safety entry sits between Rip Currents "
@@ -87,14 +87,11 @@ def test_no_entry_for_another_place_or_a_name_only_begun(good_dir: Path) -> None
 
 def _ask(
     good_dir: Path, tmp_path: Path, question: str, replies: list[str]
-) -> tuple[ScriptedLLM, object]:
+) -> tuple[ScriptedLLM, AskResult]:
     lib = Library.open(tmp_path / "nws.sqlite", embedder=LeveledEmbedder(-1.0))
     try:
         lib.pipeline.ingest_file(good_dir / "spring-weather.jsonl")
-        llm = ScriptedLLM(replies)
-        llm.checks_answers = True  # as the built-in model does
-        lib.set_llm(llm)
-        return llm, asyncio.run(lib.rag.ask(question))
+        return ask_checked(lib, question, replies)
     finally:
         lib.close()
 
@@ -102,16 +99,16 @@ def _ask(
 def test_the_entry_is_quoted_without_asking_the_model(good_dir: Path, tmp_path: Path) -> None:
     llm, result = _ask(good_dir, tmp_path, BETWEEN, ["Space Weather. [1]"])
     assert llm.calls == []
-    assert result.note == "quoted_listed" and result.extractive  # type: ignore[attr-defined]
-    assert result.answer.startswith("“Safe Boating” stands between")  # type: ignore[attr-defined]
+    assert result.note == "quoted_listed" and result.extractive
+    assert result.answer.startswith("“Safe Boating” stands between")
     # The marker is that of the passage holding the menu.
-    marker = int(result.answer.rsplit("[", 1)[1].rstrip("]"))  # type: ignore[attr-defined]
-    cited = result.sources[marker - 1]  # type: ignore[attr-defined]
+    marker = int(result.answer.rsplit("[", 1)[1].rstrip("]"))
+    cited = result.sources[marker - 1]
     assert "Rip Currents" in cited.content and "Space Weather" in cited.content
 
 
 def test_an_entry_no_list_holds_is_left_to_the_model(good_dir: Path, tmp_path: Path) -> None:
     question = BETWEEN.replace("Rip Currents", "Rip Tides")
     llm, result = _ask(good_dir, tmp_path, question, ["I don't know."] * 4)
-    assert llm.calls and result.note != "quoted_listed"  # type: ignore[attr-defined]
-    assert "Safe Boating" not in result.answer  # type: ignore[attr-defined]
+    assert llm.calls and result.note != "quoted_listed"
+    assert "Safe Boating" not in result.answer
