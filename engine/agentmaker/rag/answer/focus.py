@@ -28,6 +28,7 @@ import re
 from collections.abc import Sequence
 
 from agentmaker.rag.answer.extractive import ScoredSentence, score_sentences
+from agentmaker.rag.answer.fields import named_by_value
 from agentmaker.rag.answer.names import fold, in_blocks
 from agentmaker.rag.answer.prompting import SourceRef
 from agentmaker.rag.answer.quotable import is_label_line
@@ -127,7 +128,8 @@ def asked_records(question: str, passage: str, *, numbered: bool = False) -> str
     label when it names some: what the question asks of the "us-state-capitals" entry
     is said there, not by the "wheat" entry beside it ("The electronic dataset was
     created by Mike Bostock"). With ``numbered``, only records numbered by the reader
-    ("[row 12]", "[158]") count, named by their first value."""
+    ("[row 12]", "[158]") count, named by their first value or by a value of the field
+    the question asks by (fields.named_by_value)."""
     spans = record_spans(passage)
     if not spans:
         return passage
@@ -140,7 +142,13 @@ def asked_records(question: str, passage: str, *, numbered: bool = False) -> str
         body = passage[label.end() : end] if label else ""
         if numbered and not (label and NUMBERED.fullmatch(label.group(0).strip())):
             continue
-        if label and body.strip() and names_record(label.group(0), asked, body):
+        if not (label and body.strip()):
+            continue
+        # Named by its first value, or, a numbered one, by a value of the field asked by
+        # ("on what day did 33.3 of precipitation fall?").
+        if names_record(label.group(0), asked, body) or (
+            numbered and named_by_value(body, question)
+        ):
             named_ones.append(passage[start:end])
     if not named_ones:
         return passage

@@ -6,8 +6,13 @@ import asyncio
 from pathlib import Path
 
 from agentmaker.library import Library
-from agentmaker.rag.answer.checked import NOT_FOUND_ANSWER, CheckedAnswer
-from agentmaker.rag.answer.fields import field_values, unasked_fields
+from agentmaker.rag.answer.checked import (
+    NOT_FOUND_ANSWER,
+    CheckedAnswer,
+    passages_answer_question,
+)
+from agentmaker.rag.answer.fields import field_values, holds_asked_value, unasked_fields
+from agentmaker.rag.answer.focus import asked_records
 from agentmaker.rag.chunking.split import split_document
 from agentmaker.rag.documents import Document
 from agentmaker.testing import FakeEmbedder, ScriptedLLM
@@ -188,3 +193,23 @@ def test_a_named_record_of_one_field_a_line_is_quoted_whole(good_dir: Path, tmp_
         assert "; Weight_in_lbs: 2979;" in result.answer and "2672" not in result.answer
     finally:
         lib.close()
+
+
+def test_a_row_named_by_a_value_of_the_field_asked_by_opens_the_gate(good_dir: Path) -> None:
+    # Held-out v71: the row holds few of the question's words ("day", "fall"), and a
+    # sheet's rows are not close by meaning; it holds "precipitation: 33.3".
+    rows = _chunk(good_dir / "seattle-weather.csv", "csv", "date: 2014/05/03;")
+    question = "In seattle-weather.csv, on what day did 33.3 of precipitation fall?"
+    assert "precipitation: 33.3;" in rows
+    assert holds_asked_value(question, [rows]) and passages_answer_question(question, [rows])
+    # The value under another field, or a value no row holds: not named.
+    assert not holds_asked_value(question.replace("precipitation", "wind"), [rows])
+    assert not holds_asked_value(question.replace("33.3", "33.4"), [rows])
+    assert not passages_answer_question(question.replace("33.3", "33.4"), [rows])
+    # The passage shown to the model keeps that row, not one with 33.3 in another field.
+    hot = _chunk(good_dir / "seattle-weather.csv", "csv", "date: 2015/06/27;")
+    assert "temp_max: 33.3;" in hot and "precipitation: 33.3;" not in hot
+    kept = asked_records(question, rows + "\n" + hot, numbered=True)
+    assert [line for line in kept.splitlines() if line.startswith("[row ")] == [
+        line for line in rows.splitlines() if "precipitation: 33.3;" in line
+    ]
