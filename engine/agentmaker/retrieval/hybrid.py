@@ -70,8 +70,10 @@ def written_first(query: str, fused: list[RetrievalResult]) -> list[RetrievalRes
 class HybridRetriever:
     """Storage-agnostic orchestrator of an embedder, a vector store and a keyword index.
 
-    ``search`` takes ``candidate_pool`` items from each leg, fuses the lists and, when a
-    reranker is configured, refines the fused pool to ``top_k``. Every fused result
+    ``search`` takes ``candidate_pool`` items from each leg, fuses the lists (those that
+    hold the query's dates, decimals, versions or identifiers as written first:
+    :func:`written_first`) and, when a reranker is configured, refines the fused pool to
+    ``top_k``. Every fused result
     records ``vector_rank`` / ``keyword_rank`` (absent when that leg missed it) and
     ``rrf_score`` in its metadata. The async twins run both legs concurrently.
     """
