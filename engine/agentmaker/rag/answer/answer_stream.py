@@ -221,10 +221,11 @@ class AnswerStream(TextStream):
         checks = bool(getattr(llm, "checks_answers", False)) and rag.check_answers
         # Matched with their heading ("Version 5.0.0, 2024-09-15 > Security"), as shown.
         passages = [f"{s.heading_path}\n{s.content}" for s in self.sources]
+        contents = [s.content for s in self.sources]
         similarities = [s.metadata.get("vector_similarity") for s in self.sources]
         # "Close by meaning" is the embedder's own level: cosines differ in scale.
         level = rag.retriever.embedder.related_similarity
-        columns = unasked_fields(self.query, [s.content for s in self.sources]) if checks else ()
+        columns = unasked_fields(self.query, contents) if checks else ()
         if columns:
             # "How many hours of sunshine did Seattle get on 2014/06/21?" of a weather
             # sheet without a column for it: the model would answer from another field.
@@ -237,7 +238,7 @@ class AnswerStream(TextStream):
         if (
             checks
             and not passages_answer_question(self.query, passages, similarities, similarity=level)
-            and named_item(self.query, [s.content for s in self.sources]) is None
+            and named_item(self.query, contents) is None
         ):
             # No passage is close to the question: the model is not asked (it would
             # guess or say it does not know, half a minute later).
@@ -246,12 +247,12 @@ class AnswerStream(TextStream):
             return
         # Found before the passages are cut to what bears on the question: the cut runs
         # the version's label and text into one line.
-        self._version = asked_version(self.query, [s.content for s in self.sources])
+        self._version = asked_version(self.query, contents)
         # A list's entry asked for by its place ("which entry sits between Rip Currents
         # and Space Weather?"): the entry beside those named, where the passage lists it.
         # The model reads a list's order badly, and judged the same entry an answer or
         # not by the words around it (listed.py).
-        listed = listed_entry(self.query, [s.content for s in self.sources]) if checks else None
+        listed = listed_entry(self.query, contents) if checks else None
         if listed is not None:
             self.extractive, self.note = True, "quoted_listed"
             yield listed.quote()

@@ -15,6 +15,7 @@ is another kind ("soil temperature", "maximum wind gust", "valves per cylinder")
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -178,11 +179,21 @@ def named_by_value(record: str, question: str) -> bool:
     values = set(whole_decimals(question))
     if not values or CJK_CHAR.search(question):
         return False
-    said = re.findall(r"[a-z]+", question.lower())
-    wanted = {*terms(without_source(question), parts=True), *(w for w in said if w in _SAME)}
+    wanted = _asking_words(question)
     return any(
         value.strip() in values and any(_asks_for(w, set(terms(name, parts=True))) for w in wanted)
         for name, value in _FIELD.findall(record)
+    )
+
+
+@functools.lru_cache(maxsize=256)
+def _asking_words(question: str) -> frozenset[str]:
+    """The words of ``question`` that may ask for a field: its terms (a snake_case
+    word's parts too) and the common words for one (:data:`_SAME`). Asked once per
+    record of every passage, derived once per question."""
+    said = re.findall(r"[a-z]+", question.lower())
+    return frozenset(
+        {*terms(without_source(question), parts=True), *(w for w in said if w in _SAME)}
     )
 
 
@@ -232,8 +243,7 @@ def _named(question: str, passages: Sequence[str]) -> _Named | None:
     if not records:
         return None
     values = {word for record in records for value in record.values() for word in terms(value)}
-    said = re.findall(r"[a-z]+", question.lower())
-    wanted = {*terms(without_source(question), parts=True), *(w for w in said if w in _SAME)}
+    wanted = _asking_words(question)
     shadowed = [any(key != other and key in other for other in keys) for key in keys]
     return _Named(
         tuple(r for r, out in zip(records, shadowed, strict=True) if not out),

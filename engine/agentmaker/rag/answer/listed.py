@@ -129,12 +129,15 @@ def listed_entry(question: str, passages: Sequence[str]) -> Listed | None:
     right after or before the entry it names (``step`` +1, -1), the one entry between
     the two it names, or the first or last entry of a list it names by its title; None
     when it asks for no place, or no list holds it."""
-    runs = [(n, run) for n, passage in enumerate(passages, start=1) for run in _entries(passage)]
     end = _END.search(question)
+    places = list(_PLACE.finditer(question))
+    if end is None and not places:
+        return None  # most questions: the passages are not split into lists
+    runs = [(n, run) for n, passage in enumerate(passages, start=1) for run in _entries(passage)]
     at_end = _end_of(question, runs, first=end.group(1) is not None) if end else None
     if at_end is not None:
         return at_end
-    for match in _PLACE.finditer(question):
+    for match in places:
         word = (match.group(1) or match.group(2)).lower()
         # Up to the clause's end: "… right after Disclaimer, …" (folding drops the comma).
         said = re.split(r"[?!;,]", question[match.end() :], maxsplit=1)[0]
