@@ -413,7 +413,7 @@ class CheckedAnswer:
                 or _INDEX_ENTRIES.search(check.body)
                 or (self.withheld and not self.shown and not self._held)
                 or self._goes_on_elsewhere(check)
-                or (self.version and strays_from(check.body, self.version, self.question))
+                or self._strays_from_version(check)
             ):
                 self.withheld.append(check.body)
                 continue
@@ -471,6 +471,20 @@ class CheckedAnswer:
         if not cut_short(sentence):
             return False
         return not _TELLS_WHERE.match(sentence) or bool(_ASKS_WHERE.search(self.question))
+
+    def _strays_from_version(self, check: SentenceCheck) -> bool:
+        """Whether ``check``'s sentence answers from elsewhere than the version of a
+        text whose words are asked: it quotes words the version does not hold, cites
+        other passages, or the version alone does not support it ("… in a spirit of
+        brotherhood" of the English article beside the Esperanto one asked of; REPORT
+        §10, session 37)."""
+        version = self.version
+        if version is None:
+            return False
+        if strays_from(check.body, check.citations, version, self.question):
+            return True
+        alone = check_sentence(self.question, check.body, [f"{version.label}\n{version.text}"])
+        return alone.claim and not alone.supporting
 
     def _goes_on_elsewhere(self, check: SentenceCheck) -> bool:
         """Whether ``check`` tells more of what the last sentence shown named ("This

