@@ -110,6 +110,7 @@ _PASSAGE_NUMBER = re.compile(
 _LIST_NUMBER = re.compile(r"\(?\d{1,2}[.)]")
 # Text in brackets or parentheses: a sentence of nothing else ("[the-file-name]") says
 # nothing.
+_CODE_SPAN = re.compile(r"`([^`\s][^`]*)`")
 _BRACKETED = re.compile(r"\[[^\]]*\]|\([^)]*\)")
 # A placeholder marker copied from the instructions ("[n]"), and a sentence the model
 # wrapped in brackets ("[pypdf is now comparable with Tika, pypdfium2 and PyMuPDF] [n]"):
@@ -267,9 +268,12 @@ def check_sentence(
     # is the question's ("`--readme`" to "Which option … sets the extension of the
     # README file …"; REPORT §10, session 32).
     options = options_in(claimed) - options_in(question)
+    # So is a code span the question does not write: "`system-git-client`" to "which
+    # setting … to use the system git client?" (REPORT §10, session 37).
+    spans = [span for span in _CODE_SPAN.findall(claimed) if span.lower() not in question.lower()]
     unbracketed = _BRACKETED.sub("", claimed)
     if (
-        (not added and not new_numbers and not options)
+        (not added and not new_numbers and not options and not spans)
         or not unbracketed.strip(" .,:;")
         or _LIST_NUMBER.fullmatch(unbracketed.strip())
         or (_ASKING.search(unbracketed) and not _ASKS_FOR_WORDING.search(question))
@@ -369,14 +373,22 @@ def check_sentence(
         options,
         _picked(question, words),
     )
+    # A code span stands in its passage as written (spaced or not: "`>= 2.0`" of
+    # ">=2.0"): the question's words are no proof.
+    written = ["".join(passage.lower().split()) for passage in passages]
+    writes = [all("".join(span.lower().split()) in text for span in spans) for text in written]
     ranked = sorted(
-        ((score, n) for n, e in enumerate(evidence, start=1) if (score := claim.held_by(e))),
+        (
+            (score, n)
+            for n, e in enumerate(evidence, start=1)
+            if writes[n - 1] and (score := claim.held_by(e))
+        ),
         key=lambda x: (-x[0], x[1]),
     )
     if ranked:
         supporting, scores = tuple(n for _, n in ranked), tuple(score for score, _ in ranked)
         return SentenceCheck(sentence, body, cited, supporting, claim=True, scores=scores)
-    pair = best_pair(claim, evidence, cited)
+    pair = best_pair(claim, evidence, cited) if not spans else ()
     return SentenceCheck(sentence, body, cited, pair, claim=True, joint=bool(pair))
 
 

@@ -535,3 +535,26 @@ def test_the_place_is_no_answer_for_a_part_of_it() -> None:
     for question, said in ((seoul, named), (tokyo, "Chiyoda-ku [1]")):
         part = CheckedAnswer(question, [members])
         assert part.feed(said) + part.flush() == said
+
+
+def test_a_code_span_made_of_the_questions_words_is_an_answer_it_must_write() -> None:
+    # corpus/good/configuration.md (held-out v72): the setting's name is the question's
+    # words joined by hyphens; the answer was held as saying nothing new.
+    section = (
+        "Configuration — Configuration > Available settings > system-git-client\n"
+        "### `system-git-client`\n\n**Type**: `boolean`\n\nUse system git client backend "
+        "for git related tasks.\n\nIf you encounter any problems with it, set to `true` to "
+        "use the system git backend."
+    )
+    question = (
+        "In Poetry's dependency specification, which poetry config setting is set to true "
+        "to explicitly use the system git client?"
+    )
+    answer = "The `system-git-client` setting is set to true to use the system git client. [1]"
+    checked = CheckedAnswer(question, [section])
+    assert checked.feed(answer) + checked.flush() == answer
+    # A span the passage does not write is withheld, though its words are there.
+    wrong = CheckedAnswer(question, [section])
+    shuffled = answer.replace("system-git-client", "git-system-client")
+    assert wrong.feed(shuffled) + wrong.flush() == ""
+    assert wrong.withheld == [shuffled.removesuffix(" [1]")]
