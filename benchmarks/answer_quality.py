@@ -305,6 +305,12 @@ HELDOUT_SETS = {
     # session 36 by a helper that did not read the answer code, while v70 ran; its report
     # did not quote the set. This library has 11 passages left, thin or near-copies.
     "heldout73": (DATA / "answer_quality_heldout73.tsv", range(106, 114), range(114, 132)),
+    # New Chinese questions (other facts), same library as v2's, v9's, v12's, v19's, v24's,
+    # v29's, v34's, v39's, v44's, v48's, v53's, v58's, v62's, v66's and v70's. Written in
+    # session 37 by a helper that did not read the answer code; its report did not quote
+    # the set. The Google document again takes the history page's place. This library
+    # has 9 passages left, thin or near-copies.
+    "heldout74": (DATA / "answer_quality_heldout74.tsv", range(54, 62), range(62, 80)),
 }
 #: RGB-zh positions of the dev questions and their distractors.
 ZH_DEV, ZH_DEV_DISTRACTORS = range(0, 10), range(10, 30)
