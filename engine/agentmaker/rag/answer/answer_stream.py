@@ -439,9 +439,14 @@ class AnswerStream(TextStream):
             return
         # The question names the item of a passage in another language that the answer
         # stands in ("Definition 50" of German notes): the item is quoted (items.py).
+        # Whole where its label opens it, unconfirmed: the model does not read the
+        # language (it judged "Definition 50 Sei X … keinen Häufungspunkt hat." no answer
+        # to when a subset is called discrete; REPORT §10, session 37).
         item = named_item(self.query, [s.content for s in self.sources])
         if item is not None and (
-            not confirm or await quote_confirmed(llm, self.query, item.quote(), "")
+            not confirm
+            or (item.opens and item.whole)
+            or await quote_confirmed(llm, self.query, item.quote(), "")
         ):
             self.extractive = True
             self.note = "quoted_not_answered" if declined else "quoted_unsupported"

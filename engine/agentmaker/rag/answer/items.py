@@ -26,7 +26,8 @@ _KINDS = (
     "|Figure|Table|Exercise|Observation|Claim|Conjecture|Algorithm"
 )
 _LABEL = re.compile(rf"\b(?:{_KINDS})\s+\d+(?:\.\d+)*(?![.\d]*\d)")
-_ITEM_END = re.compile(rf"\b(?:{_KINDS}|Beweis|Proof)\b")
+# A kind's word alone is prose: "eine lineare Abbildung" (a map) ends no item.
+_ITEM_END = re.compile(rf"\b(?:(?:{_KINDS})\s+\d|(?:Beweis|Proof)\b)")
 _SEE = re.compile(r"\s+(?:siehe|see|vgl\.|cf\.)$", re.IGNORECASE)
 #: The most characters of an item quoted: a definition or an example, not a chapter.
 _ITEM_CHARS = 400
@@ -45,11 +46,15 @@ _MIN_WORDS, _MAX_ENGLISH = 12, 0.05
 @dataclass(frozen=True)
 class Item:
     """The item labelled ``label`` in passage ``number``: its ``text`` from the label
-    on."""
+    on; ``opens`` when the label opens the item there, not when a sentence refers to
+    it; ``whole`` when the next item or a proof ends it in the passage (else the
+    passage may end inside it: "Proposition 5.1 … Dann gilt: a) n induziert …")."""
 
     number: int
     label: str
     text: str
+    opens: bool = False
+    whole: bool = False
 
     def quote(self) -> str:
         """The item as an answer, with its passage's marker."""
@@ -65,18 +70,20 @@ def _not_english(text: str) -> bool:
     return sum(w in _ENGLISH for w in words) <= _MAX_ENGLISH * len(words)
 
 
-def _item_text(passage: str, start: int, label: str) -> str:
-    """The item at ``start`` of ``passage``: up to the next item or proof, at most
-    :data:`_ITEM_CHARS` long (cut after a sentence when it is longer)."""
+def _item(number: int, passage: str, start: int, label: str) -> Item:
+    """The item at ``start`` of ``passage``, numbered ``number``: up to the next item or
+    proof, at most :data:`_ITEM_CHARS` long (cut after a sentence when it is longer)."""
     rest = passage[start + len(label) :]
     end = _ITEM_END.search(rest)
     body = " ".join((rest[: end.start()] if end else rest).split())
     if end:  # "… S = Torus. Siehe Abbildung 5.3": the reference to the next item goes too
         body = _SEE.sub("", body)
+    whole = end is not None and len(body) <= _ITEM_CHARS
     if len(body) > _ITEM_CHARS:
         cut = body.rfind(". ", 0, _ITEM_CHARS)
         body = body[: cut + 1] if cut > 0 else body[:_ITEM_CHARS] + " …"
-    return f"{label}{'' if body[:1] in ':.,;)' else ' '}{body}".strip()
+    text = f"{label}{'' if body[:1] in ':.,;)' else ' '}{body}".strip()
+    return Item(number, label, text, _opens_item(passage, start), whole)
 
 
 def _opens_item(passage: str, start: int) -> bool:
@@ -91,17 +98,19 @@ def named_item(question: str, passages: Sequence[str]) -> Item | None:
     """The item the English ``question`` names by its label ("Definition 50") in a
     passage written in another language: where the label opens it rather than where a
     sentence refers to it, then the longest when passages repeat it; None when the
-    question names no item, or no such passage holds one it names."""
+    question names no item, or no such passage holds one it names (opened, with the part
+    the question names of it: "d)" of "Proposition 5.1 d)")."""
     if _not_english(question):
         return None
     labels = list(dict.fromkeys(m.group(0) for m in _LABEL.finditer(question)))
     foreign = [(n, p) for n, p in enumerate(passages, start=1) if labels and _not_english(p)]
-    found: list[tuple[bool, Item]] = []
+    found: list[Item] = []
     for label in labels:
         pattern = re.compile(rf"\b{re.escape(label)}(?![.\d]*\d)")
+        part = re.search(rf"{re.escape(label)}\s?\(?([a-z]|[ivx]{{1,4}})\)", question)
         for number, passage in foreign:
             for m in pattern.finditer(passage):
-                item = Item(number, label, _item_text(passage, m.start(), label))
-                found.append((_opens_item(passage, m.start()), item))
-    best = max(found, key=lambda found: (found[0], len(found[1].text)), default=None)
-    return best[1] if best else None
+                item = _item(number, passage, m.start(), label)
+                if not part or (item.opens and f"{part.group(1)})" in item.text):
+                    found.append(item)
+    return max(found, key=lambda item: (item.opens, len(item.text)), default=None)
