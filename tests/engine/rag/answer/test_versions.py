@@ -180,3 +180,19 @@ def test_a_sentence_citing_another_passage_than_the_versions_is_withheld(
     right = CheckedAnswer(asked, passages)
     shown = right.feed("The Esperanto text says in a spirit of frateco. [2]") + right.flush()
     assert "frateco" in shown and right.withheld == []
+
+
+def test_a_sentence_copied_from_the_asked_version_is_shown(good_dir: Path) -> None:
+    # Held-out v74: the model copied the Maori text's two sentences; the second, which
+    # holds "he teina he tuakana" (younger and elder brother), shares no word with the
+    # question and was withheld.
+    text = (good_dir / "UDHR_first_article_all.txt").read_text(encoding="utf-8")
+    passage = text[text.index("\nManx\n") : text.index("\nMapudungun\n")]
+    asked = "Which words does the Maori version use for younger and elder brother?"
+    first, second = text.split("\nMaori\n")[1].split("\n")[0].split(". ", 1)
+    checked = CheckedAnswer(asked, [passage])
+    shown = checked.feed(f"Maori {first}. [1] {second} [1]") + checked.flush()
+    assert "he teina he tuakana" in shown and checked.withheld == []
+    # Words of its own beside the version's are still checked.
+    other = CheckedAnswer(asked, [passage])
+    assert other.feed("The Maori words are teina and tuakana, said by elders. [1]") == ""
