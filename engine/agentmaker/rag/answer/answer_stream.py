@@ -493,7 +493,8 @@ class AnswerStream(TextStream):
         go_on = [*messages, ChatMessage(role="assistant", content=frame)]
         pass_ = self._checked_pass(llm, go_on, filled, fall_back=False, grammar=_NOT_A_MARKER)
         pieces = [piece async for piece in pass_]
-        if not filled.shown or any(map(cut_short, split_answer(without_markers("".join(pieces))))):
+        # As the model wrote it: shown, "…, which is [1]." loses its pointing clause.
+        if not filled.shown or any(map(cut_short, split_answer(without_markers(filled.raw)))):
             return [], filled
         return pieces, filled
 

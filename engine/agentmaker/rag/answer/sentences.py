@@ -344,13 +344,13 @@ def terms(text: str, *, parts: bool = False) -> list[str]:
     return out
 
 
-# A decimal as written, its sign with it: "22.4", "-6.6"; not a piece of a version
-# ("3.15" of "3.15.2") or of a longer number.
-_DECIMAL = re.compile(r"(?<![\w.\u2212-])[\u2212-]?\d+\.\d+(?![\w.]*\d)")
+# A decimal as written, its sign with it: "22.4", "-6.6"; a version whole ("3.15.3":
+# "3.15.4" holds its "3" and "15" too; held-out v74); not a piece of a longer number.
+_DECIMAL = re.compile(r"(?<![\w.\u2212-])[\u2212-]?\d+(?:\.\d+)+(?![\w.]*\d)")
 
 
 def whole_decimals(text: str) -> list[str]:
-    """The decimals of ``text`` as written, each one term: :func:`terms` splits "0.4"
-    into "0" and "4", which most rows of a sheet hold; the row a question names by its
-    value ("its lowest wind speed, 0.4") holds "0.4" itself."""
+    """The decimals (and versions) of ``text`` as written, each one term: :func:`terms`
+    splits "0.4" into "0" and "4", which most rows of a sheet hold; the row a question
+    names by its value ("its lowest wind speed, 0.4") holds "0.4" itself."""
     return [m.group().replace("\u2212", "-") for m in _DECIMAL.finditer(text)]

