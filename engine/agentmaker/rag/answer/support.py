@@ -108,17 +108,16 @@ _PASSAGE_NUMBER = re.compile(
 # A list item's number and nothing else ("1.", "2)"): a list begun, not an answer (a bare
 # number that answers is written without the dot: "67000 [1]").
 _LIST_NUMBER = re.compile(r"\(?\d{1,2}[.)]")
+# A code span: "`system-git-client`".
+_CODE_SPAN = re.compile(r"`([^`\s][^`]*)`")
 # Text in brackets or parentheses: a sentence of nothing else ("[the-file-name]") says
 # nothing.
-_CODE_SPAN = re.compile(r"`([^`\s][^`]*)`")
 _BRACKETED = re.compile(r"\[[^\]]*\]|\([^)]*\)")
 # A placeholder marker copied from the instructions ("[n]"), and a sentence the model
 # wrapped in brackets ("[pypdf is now comparable with Tika, pypdfium2 and PyMuPDF] [n]"):
 # three words or more in brackets are the model's text, not a label ("[the-file-name]").
 _PLACEHOLDER = re.compile(r"\s*\[[nN]\]")
 _WRAPPED = re.compile(r"\[([^\[\]\s]+(?:\s+[^\[\]\s]+){2,})\]")
-# Where a passage stands, bracketed as the model copied it from the passage's header
-# ("is [3][46,852–46,891]."): no part of the sentence.
 # A clause that only points at the sentence's marker: "…is 102, which is [1].", "…,
 # which is given in [1]." (held-out v62, v65, v70).
 _POINTING_TAIL = re.compile(
@@ -126,6 +125,8 @@ _POINTING_TAIL = re.compile(
     r"mentioned|said))?(?:\s+(?:in|on|by))?\s*[.!]?$",
     re.I,
 )
+# Where a passage stands, bracketed as the model copied it from the passage's header
+# ("is [3][46,852–46,891]."): no part of the sentence.
 _LOCATOR = re.compile(r"\s*\[[\d\s,.–-]+\]")
 # A question the model copied from a passage ("特拉斯这45天干了啥？", a headline): it asks,
 # it does not answer, unless what is asked for is a question or a heading ("Which FAQ
