@@ -212,6 +212,13 @@ class SentenceCheck:
         return f"{body} {cites}"
 
 
+def _writes(passage: str, spans: Sequence[str]) -> bool:
+    """Whether ``passage`` writes each code span as the claim does, spaced or not
+    ("`>= 2.0`" of ">=2.0"): a span's words being the question's are no proof."""
+    text = "".join(passage.lower().split())
+    return all("".join(span.lower().split()) in text for span in spans)
+
+
 def _unwrapped(sentence: str) -> str:
     """``sentence`` without placeholder markers and without brackets around the whole of
     it (see ``_WRAPPED``)."""
@@ -385,15 +392,11 @@ def check_sentence(
         options,
         _picked(question, words),
     )
-    # A code span stands in its passage as written (spaced or not: "`>= 2.0`" of
-    # ">=2.0"): the question's words are no proof.
-    written = ["".join(passage.lower().split()) for passage in passages]
-    writes = [all("".join(span.lower().split()) in text for span in spans) for text in written]
     ranked = sorted(
         (
             (score, n)
             for n, e in enumerate(evidence, start=1)
-            if writes[n - 1] and (score := claim.held_by(e))
+            if (not spans or _writes(passages[n - 1], spans)) and (score := claim.held_by(e))
         ),
         key=lambda x: (-x[0], x[1]),
     )
